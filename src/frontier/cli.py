@@ -1,0 +1,162 @@
+"""The `frontier` command line: parse arguments, call one function per command, print."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from frontier import commands
+from frontier.config import ConfigError
+from frontier.workspace import WorkspaceError
+
+app = typer.Typer(
+    help="frontier keeps a living knowledge base of a research field.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err = Console(stderr=True)
+_state: dict[str, Path | None] = {"workspace": None}
+
+WorkspaceOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "-w", "--workspace", help="Workspace folder (default: found from the current folder up)."
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+PasswordOpt = Annotated[
+    str | None, typer.Option("--password", help="User password for encrypted PDFs.")
+]
+
+
+@app.callback()
+def main_options(workspace: WorkspaceOpt = None) -> None:
+    _state["workspace"] = workspace
+
+
+def _exit(code: int) -> None:
+    raise typer.Exit(code)
+
+
+@app.command()
+def init(
+    directory: Annotated[Path, typer.Argument(help="Folder to create the workspace in.")] = Path(
+        "."
+    ),
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite an existing frontier.toml.")
+    ] = False,
+) -> None:
+    """Create a workspace: a commented frontier.toml and an empty KB."""
+    ws = commands.init(directory, force)
+    console.print(
+        f"Created workspace {ws.root}\n  config: {ws.config_path}\n  database: {ws.db_path}"
+    )
+
+
+@app.command()
+def discover(
+    topic: Annotated[
+        list[str] | None, typer.Option("--topic", "-t", help="Only these topic slugs.")
+    ] = None,
+    days: Annotated[
+        int | None, typer.Option(help="Window in days (default: each topic's window).")
+    ] = None,
+    max_results: Annotated[
+        int | None, typer.Option("--max", help="At most this many per topic.")
+    ] = None,
+    metadata_only: Annotated[
+        bool, typer.Option("--metadata-only", help="Do not download PDFs.")
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Find new papers on arXiv for each topic's query and window; read them in full."""
+    report = commands.discover(
+        _state["workspace"], topic or [], days, max_results, not metadata_only, console
+    )
+    _exit(commands.show_report(console, report, json_out))
+
+
+@app.command()
+def add(
+    items: Annotated[
+        list[str], typer.Argument(help="arXiv ids, PDF files, URLs, or saved .html/.md/.txt.")
+    ],
+    password: PasswordOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Add single items: an arXiv id, a PDF (file or URL), a web page or a saved article."""
+    report = commands.add(_state["workspace"], items, password, console)
+    _exit(commands.show_report(console, report, json_out))
+
+
+@app.command()
+def ingest(
+    paths: Annotated[
+        list[Path], typer.Argument(help="PDF folders or files, .jsonl, .bib, or .txt of abstracts.")
+    ],
+    password: PasswordOpt = None,
+    fetch: Annotated[
+        bool, typer.Option("--fetch/--no-fetch", help="Download PDFs that records link to.")
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Ingest local sources: PDFs are read in full on all cores; records are stored as metadata."""
+    report = commands.ingest(_state["workspace"], paths, password, fetch, console)
+    _exit(commands.show_report(console, report, json_out))
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="Words to look for.")],
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Number of papers.")] = 10,
+    json_out: JsonOpt = False,
+) -> None:
+    """Search titles, abstracts and full text (BM25); best papers first, with page and snippet."""
+    commands.search(_state["workspace"], query, limit, json_out, console)
+
+
+@app.command()
+def show(
+    paper_id: Annotated[str, typer.Argument(help="Paper id, e.g. 2309.06180.")],
+    page: Annotated[int | None, typer.Option(help="Print the text of this page.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Show one paper: metadata, sections, warnings, or one page of its text."""
+    _exit(commands.show(_state["workspace"], paper_id, page, json_out, console))
+
+
+@app.command()
+def status(json_out: JsonOpt = False) -> None:
+    """Counts (papers, pages, chunks, rejected files), problems and the last runs."""
+    commands.status(_state["workspace"], json_out, console)
+
+
+@app.command()
+def demo(
+    directory: Annotated[Path, typer.Argument(help="Where to build the demo workspace.")] = Path(
+        "frontier-demo"
+    ),
+    json_out: JsonOpt = False,
+) -> None:
+    """Build a demo workspace from the sample corpus shipped with frontier (offline)."""
+    _exit(commands.demo(directory, json_out, console))
+
+
+def main() -> None:
+    try:
+        app()
+    except (WorkspaceError, ConfigError) as exc:
+        err.print(f"[red]error:[/] {exc}")
+        sys.exit(1)
+    except KeyboardInterrupt:
+        err.print(
+            "[yellow]interrupted[/] — everything stored so far is kept; run the command again to resume"
+        )
+        sys.exit(130)

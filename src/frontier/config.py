@@ -1,0 +1,181 @@
+"""Settings: `frontier.toml` plus environment overrides, validated by pydantic-settings."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+CONFIG_NAME = "frontier.toml"
+_ROUTE_RE = re.compile(r"\s*(?:→|->)\s*([a-z0-9][a-z0-9-]*)\s*$")
+_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+class ConfigError(Exception):
+    """A config file that cannot be used; the message names the file and the key."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScopeLine(BaseModel):
+    """One out-of-scope line; `route_to` names the sibling topic that owns it, if any."""
+
+    text: str
+    route_to: str | None = None
+
+    @classmethod
+    def parse(cls, line: str) -> ScopeLine:
+        match = _ROUTE_RE.search(line)
+        if not match:
+            return cls(text=line.strip())
+        return cls(text=line[: match.start()].strip(), route_to=match.group(1))
+
+
+class Topic(_Section):
+    slug: str = Field(description="Short id used in file names and commands")
+    title: str
+    summary: str = Field(description="One line: what the topic is about")
+    in_scope: list[str] = Field(default_factory=list)
+    out_of_scope: list[str] = Field(
+        default_factory=list, description="Lines; 'text -> sibling-slug' routes to a sibling topic"
+    )
+    arxiv_query: str = Field(default="", description='arXiv search terms, e.g. ti:"KV cache"')
+    arxiv_categories: list[str] = Field(default_factory=list)
+    window_days: int = Field(default=30, ge=1, description="Discovery window in days")
+
+    @field_validator("slug")
+    @classmethod
+    def _slug_shape(cls, value: str) -> str:
+        if not _SLUG_RE.match(value):
+            raise ValueError("must be lowercase letters, digits and dashes")
+        return value
+
+    def out_of_scope_lines(self) -> list[ScopeLine]:
+        return [ScopeLine.parse(line) for line in self.out_of_scope]
+
+
+class Field_(_Section):
+    name: str = "Efficient LLM inference and serving"
+    description: str = ""
+
+
+class ArxivSettings(_Section):
+    api_url: str = Field(
+        default="https://export.arxiv.org/api/query", description="arXiv export API endpoint"
+    )
+    pdf_url_template: str = Field(
+        default="https://arxiv.org/pdf/{id}", description="Where a PDF is fetched for an arXiv id"
+    )
+    delay_seconds: float = Field(default=3.0, ge=0, description="Politeness delay between calls")
+    num_retries: int = Field(default=3, ge=0)
+    page_size: int = Field(default=100, ge=1, le=2000)
+    max_results: int = Field(default=200, ge=1, description="Cap per topic and run")
+
+
+class IngestSettings(_Section):
+    workers: int = Field(default=0, ge=0, description="Extraction processes; 0 = one per core")
+    max_pdf_mb: float = Field(default=60.0, gt=0)
+    download_timeout: float = Field(default=60.0, gt=0)
+    download_retries: int = Field(default=3, ge=0)
+    chunk_tokens: int = Field(default=400, ge=50, le=2000)
+
+
+class LLMSettings(_Section):
+    base_url: str = Field(default="", description="OpenAI-compatible endpoint; empty = embedded")
+    model: str = Field(default="", description="Model name; empty = the embedded default")
+    api_key_env: str = Field(default="OPENAI_API_KEY")
+    max_in_flight: int = Field(default=4, ge=1)
+    timeout: float = Field(default=120.0, gt=0)
+    context_size: int = Field(default=8192, ge=512)
+    price_prompt_per_m: float = Field(default=0.0, ge=0)
+    price_completion_per_m: float = Field(default=0.0, ge=0)
+
+
+class Settings(BaseSettings):
+    """Everything a workspace is configured with."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="FRONTIER_", env_nested_delimiter="__", extra="forbid"
+    )
+
+    field: Field_ = Field(default_factory=Field_)
+    topics: list[Topic] = Field(default_factory=list)
+    arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+
+    @model_validator(mode="after")
+    def _routes_point_at_siblings(self) -> Settings:
+        slugs = [topic.slug for topic in self.topics]
+        if len(set(slugs)) != len(slugs):
+            raise ValueError(f"topic slugs repeat: {', '.join(slugs)}")
+        for topic in self.topics:
+            for line in topic.out_of_scope_lines():
+                if line.route_to and line.route_to not in slugs:
+                    raise ValueError(
+                        f"topic '{topic.slug}' routes '{line.text}' to unknown topic "
+                        f"'{line.route_to}' (known: {', '.join(slugs)})"
+                    )
+        return self
+
+    def topic(self, slug: str) -> Topic:
+        for topic in self.topics:
+            if topic.slug == slug:
+                return topic
+        raise ConfigError(f"no topic '{slug}' (known: {', '.join(t.slug for t in self.topics)})")
+
+
+def load_settings(config_path: Path) -> Settings:
+    """Read a workspace's TOML, let FRONTIER_* environment variables override it, validate."""
+    try:
+        with config_path.open("rb") as handle:
+            tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{config_path}: not valid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{config_path}: cannot read: {exc.strerror}") from exc
+
+    class _FileSettings(Settings):
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            return (
+                init_settings,
+                env_settings,
+                TomlConfigSettingsSource(settings_cls, config_path),
+            )
+
+    try:
+        loaded = _FileSettings()
+    except ValidationError as exc:
+        raise ConfigError(_describe_validation_error(config_path, exc)) from exc
+    return Settings.model_validate(loaded.model_dump())
+
+
+def _describe_validation_error(path: Path, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        problems.append(f"key '{key}': {error['msg']}")
+    return f"{path}: " + "; ".join(problems)
+
+
+def dump_for_display(settings: Settings) -> dict[str, Any]:
+    return settings.model_dump(mode="json")

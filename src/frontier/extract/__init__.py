@@ -1,0 +1,1 @@
+"""From a PDF's bytes to clean pages, sections and page-anchored chunks."""

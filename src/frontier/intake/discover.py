@@ -1,0 +1,50 @@
+"""`frontier discover`: each topic's arXiv query over its discovery window, newest first."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from frontier.config import Topic
+from frontier.intake.expand import Plan
+from frontier.intake.report import Entry
+from frontier.sources.arxiv_api import ArxivError, ArxivQuery, search_arxiv
+from frontier.workspace import Workspace
+
+
+def topic_query(topic: Topic, today: dt.date, days: int | None, max_results: int) -> ArxivQuery:
+    window = days if days is not None else topic.window_days
+    return ArxivQuery(
+        terms=topic.arxiv_query,
+        categories=topic.arxiv_categories,
+        since=today - dt.timedelta(days=window),
+        until=today,
+        max_results=max_results,
+    )
+
+
+def plan_discovery(
+    ws: Workspace,
+    topics: list[Topic],
+    *,
+    days: int | None = None,
+    max_results: int | None = None,
+    today: dt.date | None = None,
+) -> Plan:
+    """Records from arXiv for every topic; a topic whose query fails is reported, the rest go on."""
+    plan = Plan()
+    seen: set[str] = set()
+    limit = max_results or ws.settings.arxiv.max_results
+    for topic in topics:
+        if not topic.arxiv_query and not topic.arxiv_categories:
+            continue
+        query = topic_query(topic, today or dt.date.today(), days, limit)
+        try:
+            for record in search_arxiv(query, ws.settings.arxiv):
+                key = record.arxiv_id or record.title or ""
+                if key in seen:
+                    continue
+                seen.add(key)
+                plan.records.append((record.arxiv_id or record.source_ref, record))
+        except ArxivError as exc:
+            plan.problems.append(Entry(f"topic {topic.slug}", "failed", str(exc), code="arxiv"))
+    return plan

@@ -1,0 +1,93 @@
+"""What the user named, expanded into records and PDF jobs (with a reason for anything unusable)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from frontier.intake.jobs import PdfJob
+from frontier.intake.report import Entry
+from frontier.sources.abstracts import read_abstracts
+from frontier.sources.local import RecordError, read_bibtex, read_jsonl
+from frontier.sources.records import SourceRecord
+
+PDF_SUFFIXES = {".pdf"}
+RECORD_SUFFIXES = {".jsonl", ".bib", ".txt"}
+
+
+@dataclass
+class Plan:
+    records: list[tuple[str, SourceRecord]] = field(default_factory=list)
+    pdfs: list[PdfJob] = field(default_factory=list)
+    problems: list[Entry] = field(default_factory=list)
+
+
+def file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def pdf_job(
+    path: Path,
+    password: str | None,
+    chunk_tokens: int,
+    record: SourceRecord | None = None,
+    item: str | None = None,
+) -> PdfJob:
+    return PdfJob(item or str(path), str(path), file_hash(path), record, password, chunk_tokens)
+
+
+def expand_paths(paths: list[Path], password: str | None, chunk_tokens: int) -> Plan:
+    """Folders give their PDFs (recursively); .jsonl, .bib and .txt give records."""
+    plan = Plan()
+    for path in paths:
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in PDF_SUFFIXES
+            )
+            if not found:
+                plan.problems.append(
+                    Entry(str(path), "rejected", "folder holds no PDF files", code="empty_folder")
+                )
+            plan.pdfs.extend(pdf_job(p, password, chunk_tokens) for p in found)
+        elif not path.exists():
+            plan.problems.append(
+                Entry(str(path), "rejected", "no such file or folder", code="missing")
+            )
+        elif path.suffix.lower() in PDF_SUFFIXES:
+            plan.pdfs.append(pdf_job(path, password, chunk_tokens))
+        elif path.suffix.lower() in RECORD_SUFFIXES:
+            _add_records(plan, path)
+        else:
+            plan.problems.append(
+                Entry(
+                    str(path),
+                    "rejected",
+                    "unsupported file type (expected a folder, .pdf, .jsonl, .bib or .txt)",
+                    code="unsupported",
+                )
+            )
+    return plan
+
+
+def _add_records(plan: Plan, path: Path) -> None:
+    try:
+        if path.suffix.lower() == ".jsonl":
+            items = list(read_jsonl(path))
+        elif path.suffix.lower() == ".bib":
+            items = list(read_bibtex(path))
+        else:
+            items = list(read_abstracts(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        plan.problems.append(Entry(str(path), "rejected", f"cannot read: {exc}", code="unreadable"))
+        return
+    for item in items:
+        if isinstance(item, RecordError):
+            ref = str(item).split(":", 2)
+            plan.problems.append(Entry(":".join(ref[:2]), "rejected", str(item), code="bad_record"))
+        else:
+            plan.records.append((item.source_ref, item))

@@ -1,0 +1,42 @@
+"""Run PDF jobs on all cores and hand results back in input order, so runs are deterministic."""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
+
+from frontier.intake.jobs import JobResult, PdfJob, run_pdf_job
+
+
+def worker_count(configured: int) -> int:
+    return configured if configured > 0 else max(1, os.cpu_count() or 1)
+
+
+def extract_in_order(jobs: list[PdfJob], workers: int) -> Iterator[JobResult]:
+    """Yield one result per job, in the order given; a crashed worker fails only its own job."""
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            yield run_pdf_job(job)
+        return
+    pending = deque(jobs)
+    while pending:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            window: deque[tuple[PdfJob, Future[JobResult]]] = deque()
+            broken = False
+            while (pending or window) and not broken:
+                while pending and len(window) < workers * 2:
+                    job = pending.popleft()
+                    window.append((job, pool.submit(run_pdf_job, job)))
+                job, future = window.popleft()
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    yield JobResult(
+                        job, code="extract_crash", reason="the PDF parser crashed on this file"
+                    )
+                    pending.extendleft(reversed([queued for queued, _ in window]))
+                    broken = True

@@ -1,0 +1,138 @@
+"""One ingest: records first, then PDFs extracted on all cores and stored one by one."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from frontier.intake.expand import Plan
+from frontier.intake.jobs import PdfJob
+from frontier.intake.pool import extract_in_order, worker_count
+from frontier.intake.report import Entry, Report
+from frontier.intake.store_step import fulltext_of_article, store_record, store_result
+from frontier.sources.download import DownloadError, download_pdf
+from frontier.sources.records import SourceRecord
+from frontier.store.queries import known_content_hashes, record_outcome
+from frontier.workspace import Workspace
+
+Fetcher = Callable[[SourceRecord], PdfJob]
+
+
+def progress_bar(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[item]}"),
+        console=console,
+        transient=True,
+    )
+
+
+def pdf_fetcher(ws: Workspace, password: str | None) -> Fetcher:
+    """Download a record's PDF into the cache and make a job that carries the record along."""
+    settings = ws.settings.ingest
+
+    def fetch(record: SourceRecord) -> PdfJob:
+        assert record.pdf_url
+        got = download_pdf(
+            record.pdf_url,
+            ws.pdf_cache,
+            timeout=settings.download_timeout,
+            retries=settings.download_retries,
+            max_bytes=int(settings.max_pdf_mb * 2**20),
+        )
+        item = record.arxiv_id or record.pdf_url
+        return PdfJob(
+            item, str(got.path), got.content_hash, record, password, settings.chunk_tokens
+        )
+
+    return fetch
+
+
+def ingest_plan(
+    ws: Workspace,
+    conn: sqlite3.Connection,
+    plan: Plan,
+    run_id: int,
+    console: Console,
+    fetcher: Fetcher | None = None,
+) -> Report:
+    report = Report()
+    for problem in plan.problems:
+        record_outcome(
+            conn, run_id, problem.item, problem.outcome, code=problem.code, reason=problem.message
+        )
+        report.add(problem)
+    jobs = list(plan.pdfs)
+    with progress_bar(console) as progress:
+        task = progress.add_task("records", total=len(plan.records), item="")
+        for item, record in plan.records:
+            progress.update(task, item=item[-40:])
+            article = (
+                fulltext_of_article(record, ws.settings.ingest.chunk_tokens)
+                if record.body
+                else None
+            )
+            entry = store_record(conn, record, run_id, item, article)
+            report.add(entry)
+            if fetcher and record.pdf_url and not _has_fulltext(conn, entry.paper_id):
+                _queue_download(conn, run_id, fetcher, record, jobs, report)
+            progress.advance(task)
+        _extract_and_store(ws, conn, jobs, run_id, progress, report)
+    return report
+
+
+def _has_fulltext(conn: sqlite3.Connection, paper_id: str | None) -> bool:
+    row = conn.execute("SELECT status FROM papers WHERE id = ?", (paper_id,)).fetchone()
+    return bool(row and row[0] == "fulltext")
+
+
+def _queue_download(
+    conn: sqlite3.Connection,
+    run_id: int,
+    fetcher: Fetcher,
+    record: SourceRecord,
+    jobs: list[PdfJob],
+    report: Report,
+) -> None:
+    try:
+        jobs.append(fetcher(record))
+    except DownloadError as exc:
+        item = record.arxiv_id or record.pdf_url or record.source_ref
+        record_outcome(conn, run_id, item, "failed", code="download", reason=str(exc))
+        report.add(Entry(item, "failed", f"full text not fetched: {exc}", code="download"))
+
+
+def _extract_and_store(
+    ws: Workspace,
+    conn: sqlite3.Connection,
+    jobs: list[PdfJob],
+    run_id: int,
+    progress: Progress,
+    report: Report,
+) -> None:
+    known = known_content_hashes(conn)
+    todo: list[PdfJob] = []
+    seen: set[str] = set()
+    for job in jobs:
+        if job.content_hash in known or job.content_hash in seen:
+            paper = conn.execute(
+                "SELECT id FROM papers WHERE content_hash = ?", (job.content_hash,)
+            ).fetchone()
+            where = f" as {paper[0]}" if paper else " earlier in this run"
+            report.add(
+                Entry(job.item, "duplicate", f"already stored{where}", paper[0] if paper else None)
+            )
+            continue
+        seen.add(job.content_hash)
+        todo.append(job)
+    task = progress.add_task("pdfs", total=len(todo), item="")
+    for result in extract_in_order(todo, worker_count(ws.settings.ingest.workers)):
+        progress.update(task, item=result.job.item[-40:])
+        report.add(store_result(conn, result, run_id))
+        progress.advance(task)

@@ -1,0 +1,96 @@
+"""`frontier add ITEM`: one arXiv id, PDF, URL or saved article, resolved into a plan."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from frontier.intake.expand import Plan, expand_paths, pdf_job
+from frontier.intake.report import Entry
+from frontier.sources.arxiv_api import ArxivError, fetch_arxiv_ids
+from frontier.sources.download import DownloadError, cache_file
+from frontier.sources.ids import parse_arxiv_id
+from frontier.sources.web import (
+    ArticleError,
+    article_record,
+    extract_article,
+    fetch_page,
+    read_text_article,
+)
+from frontier.workspace import Workspace
+
+ARTICLE_SUFFIXES = {".html", ".htm", ".md", ".markdown", ".txt"}
+_URL = re.compile(r"^https?://", re.IGNORECASE)
+
+
+def plan_single(ws: Workspace, item: str, password: str | None) -> Plan:
+    """Decide what ITEM is and turn it into records, PDF jobs or a clear problem."""
+    chunk_tokens = ws.settings.ingest.chunk_tokens
+    path = Path(item).expanduser()
+    if path.exists():
+        if path.is_file() and path.suffix.lower() in ARTICLE_SUFFIXES:
+            return _article_file(path)
+        return expand_paths([path], password, chunk_tokens)
+    if (parse_arxiv_id(item) and not _URL.match(item)) or _is_arxiv_url(item):
+        return _arxiv_item(ws, item)
+    if _URL.match(item):
+        return _url_item(ws, item, password)
+    plan = Plan()
+    plan.problems.append(
+        Entry(item, "rejected", "not a file, URL or arXiv id", code="unknown_item")
+    )
+    return plan
+
+
+def _is_arxiv_url(item: str) -> bool:
+    return bool(re.match(r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/", item, re.I))
+
+
+def _arxiv_item(ws: Workspace, item: str) -> Plan:
+    plan = Plan()
+    try:
+        records = fetch_arxiv_ids([item], ws.settings.arxiv)
+    except ArxivError as exc:
+        plan.problems.append(Entry(item, "failed", str(exc), code="arxiv"))
+        return plan
+    if not records:
+        plan.problems.append(
+            Entry(item, "rejected", "arXiv has no paper with this id", code="not_found")
+        )
+    plan.records.extend((item, record) for record in records)
+    return plan
+
+
+def _article_file(path: Path) -> Plan:
+    plan = Plan()
+    try:
+        if path.suffix.lower() in (".html", ".htm"):
+            article = extract_article(path.read_bytes())
+        else:
+            article = read_text_article(path)
+    except ArticleError as exc:
+        plan.problems.append(Entry(str(path), "rejected", str(exc), code="no_article"))
+        return plan
+    plan.records.append((str(path), article_record(article, "file", str(path), None)))
+    return plan
+
+
+def _url_item(ws: Workspace, url: str, password: str | None) -> Plan:
+    plan = Plan()
+    settings = ws.settings.ingest
+    try:
+        body, content_type = fetch_page(url, settings.download_timeout, settings.download_retries)
+    except (ArticleError, DownloadError) as exc:
+        plan.problems.append(Entry(url, "failed", str(exc), code="fetch"))
+        return plan
+    if b"%PDF" in body[:1024] or "pdf" in (content_type or "").lower():
+        cached = cache_file(body, ws.pdf_cache)
+        plan.pdfs.append(pdf_job(cached.path, password, settings.chunk_tokens, item=url))
+        return plan
+    try:
+        article = extract_article(body, url)
+    except ArticleError as exc:
+        plan.problems.append(Entry(url, "rejected", str(exc), code="no_article"))
+        return plan
+    plan.records.append((url, article_record(article, "web", url, url)))
+    return plan

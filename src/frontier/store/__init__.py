@@ -1,0 +1,1 @@
+"""SQLite (WAL, FTS5) as the system of record: schema, migrations, writes and queries."""

@@ -1,0 +1,34 @@
+"""Runs: every command that changes the KB is one row, closed with its status and summary."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from frontier.store.db import now, transaction
+
+
+def start_run(conn: sqlite3.Connection, command: str, args: str = "") -> int:
+    with transaction(conn):
+        cursor = conn.execute(
+            "INSERT INTO runs (command, args, started_at) VALUES (?, ?, ?)", (command, args, now())
+        )
+    return int(cursor.lastrowid or 0)
+
+
+def finish_run(conn: sqlite3.Connection, run_id: int, status: str, summary: dict[str, Any]) -> None:
+    with transaction(conn):
+        conn.execute(
+            "UPDATE runs SET ended_at = ?, status = ?, summary = ? WHERE id = ?",
+            (now(), status, json.dumps(summary, sort_keys=True), run_id),
+        )
+
+
+def recent_runs(conn: sqlite3.Connection, limit: int = 5) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        "SELECT id, command, args, started_at, ended_at, status, summary FROM runs "
+        "ORDER BY id DESC LIMIT ?",
+        (limit,),
+    )
+    return [{**dict(row), "summary": json.loads(row["summary"])} for row in rows]

@@ -1,0 +1,73 @@
+"""Full-text search: BM25 over FTS5, chunks and title/abstract fused into one ranking of papers."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import asdict, dataclass
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_TITLE_WEIGHT, _ABSTRACT_WEIGHT = 8.0, 2.0
+_CANDIDATE_CHUNKS = 400
+
+
+@dataclass
+class Hit:
+    id: str
+    title: str
+    page: int | None
+    section: str | None
+    snippet: str
+    score: float
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def fts_query(text: str) -> str | None:
+    """User words to an FTS5 query: every word may match (OR), BM25 rewards those that do."""
+    words = [w for w in _WORD.findall(text.lower()) if len(w) > 1 or w.isdigit()]
+    if not words:
+        return None
+    return " OR ".join(f'"{word}"' for word in dict.fromkeys(words))
+
+
+def search(conn: sqlite3.Connection, text: str, limit: int = 10) -> list[Hit]:
+    query = fts_query(text)
+    if query is None:
+        return []
+    scores: dict[str, float] = {}
+    best_chunk: dict[str, sqlite3.Row] = {}
+    for row in conn.execute(
+        """SELECT c.paper_id, c.page, c.section, -bm25(chunks_fts) AS score,
+                  snippet(chunks_fts, 0, '[', ']', ' … ', 16) AS snippet
+           FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+           WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?""",
+        (query, _CANDIDATE_CHUNKS),
+    ):
+        if row["paper_id"] not in best_chunk:
+            best_chunk[row["paper_id"]] = row
+            scores[row["paper_id"]] = row["score"]
+    for row in conn.execute(
+        f"""SELECT paper_id, -bm25(papers_fts, 0, {_TITLE_WEIGHT}, {_ABSTRACT_WEIGHT}) AS score
+            FROM papers_fts WHERE papers_fts MATCH ?""",
+        (query,),
+    ):
+        scores[row["paper_id"]] = scores.get(row["paper_id"], 0.0) + row["score"]
+    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    return [_hit(conn, paper_id, score, best_chunk.get(paper_id)) for paper_id, score in ranked]
+
+
+def _hit(conn: sqlite3.Connection, paper_id: str, score: float, chunk: sqlite3.Row | None) -> Hit:
+    paper = conn.execute("SELECT title, abstract FROM papers WHERE id = ?", (paper_id,)).fetchone()
+    if chunk is not None:
+        return Hit(
+            paper_id,
+            paper["title"],
+            chunk["page"],
+            chunk["section"],
+            chunk["snippet"],
+            round(score, 4),
+        )
+    snippet = " ".join((paper["abstract"] or "").split()[:32])
+    return Hit(paper_id, paper["title"], None, None, snippet, round(score, 4))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from arxiv_replay import ArxivReplayServer
+from helpers import corpus, run_cli
 
 
 @pytest.fixture
@@ -16,3 +18,17 @@ def arxiv_server() -> Iterator[ArxivReplayServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A fresh workspace made by the real `frontier init`."""
+    root = tmp_path / "kb"
+    result = run_cli("init", str(root))
+    assert result.code == 0, result.err
+    return root
+
+
+@pytest.fixture(scope="session")
+def shared_corpus() -> Path:
+    return corpus()

@@ -71,6 +71,7 @@ def _looks_like_heading_text(title: str) -> bool:
     return (
         0 < len(words) <= 10
         and not title.endswith((".", ",", ";", ":"))
+        and title.count(",") <= 1
         and sum(ch.isalpha() for ch in title) >= 0.6 * len(title.replace(" ", ""))
     )
 
@@ -92,7 +93,26 @@ def find_headings(lines: list[str]) -> list[Heading]:
         if in_references and heading.kind not in ("references", "appendix"):
             heading.kind = "appendix"
         headings.append(heading)
+    if not in_references:
+        start = unheaded_reference_list(lines)
+        if start is not None:
+            headings = [h for h in headings if h.line_index < start]
+            headings.append(Heading(start, "", "References", "references"))
     return headings
+
+
+_FIRST_REF = re.compile(r"^(?:\[1\]|1\.?)\s*[A-Z][\w'`´-]*\.?,?\s")
+_SECOND_REF = re.compile(r"^(?:\[2\]|2\.?)(?:\s|$)")
+
+
+def unheaded_reference_list(lines: list[str]) -> int | None:
+    """Where a numbered reference list starts when no heading announces it (e.g. APS style)."""
+    for index in range(len(lines) * 2 // 5, len(lines)):
+        if _FIRST_REF.match(lines[index]) and any(
+            _SECOND_REF.match(line) for line in lines[index + 1 : index + 6]
+        ):
+            return index
+    return None
 
 
 def _match_heading(line: str, index: int, expected: int, in_references: bool) -> Heading | None:

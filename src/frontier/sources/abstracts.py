@@ -10,7 +10,7 @@ from frontier.sources.ids import text_content_id
 from frontier.sources.records import SourceRecord
 
 _NAMED_METHOD = re.compile(
-    r"\b(?:we|this paper|this work)\s+(?:propose|present|introduce|develop|design|build)s?\s+"
+    r"\b(?i:we|this paper|this work)\s+(?i:propose|present|introduce|develop|design|build)s?\s+"
     r"(?:\w+\s+){0,3}?([A-Z][\w\-]*[A-Z0-9][\w\-]*)",
 )
 _PROVISIONAL_WORDS = 14

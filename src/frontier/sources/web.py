@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import datetime as dt
 import json
 import re
@@ -28,18 +29,16 @@ _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)"""
 _LATIN1 = {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "l1", "ascii", "us-ascii"}
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _DATE = re.compile(
-    rf"\b(?:{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\.?\s+{_MONTH}\s+\d{{4}}"
-    r"|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})\b",
-    re.I,
+    rf"(?i)\b(?:{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\.?\s+{_MONTH}\s+\d{{4}}"
+    r"|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})\b"
 )
 _META_SEPARATOR = re.compile(r"\s[|·•]\s")
 _TRAILER = re.compile(
-    r"\blast (?:modified|updated|edited)\b|\ball rights reserved\b|^\s*(?:©|copyright\b)"
-    r"|^\s*(?:tags|categories|filed under|posted in)\s*:",
-    re.I,
+    r"(?i)\blast (?:modified|updated|edited)\b|\ball rights reserved\b|^\s*(?:©|copyright\b)"
+    r"|^\s*(?:tags|categories|filed under|posted in)\s*:"
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
-_ARTICLE_BODY = re.compile(r'"articleBody"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
+_ARTICLE_BODY = re.compile(r'"articleBody"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _FRONT_MATTER = re.compile(r"---\s*\n(.*?)\n---\s*\n", re.S)
 
 
@@ -94,8 +93,7 @@ def _norm(text: str) -> str:
 
 def _host(url: str | None) -> str | None:
     """Host name of a URL without a leading www."""
-    host = urlsplit(url).hostname if url else None
-    return host.removeprefix("www.") if host else None
+    return (urlsplit(url).hostname or "").removeprefix("www.") or None if url else None
 
 
 def _headline(block: HtmlElement) -> str:
@@ -107,14 +105,13 @@ def _headline(block: HtmlElement) -> str:
 def _drop_extra_articles(tree: HtmlElement, title: str | None) -> None:
     """On infinite-scroll pages keep only the sibling article block headed by the page title."""
     wanted = _norm(title or "").lower()
-    for h1 in list(tree.iter("h1"))[:3] if wanted else []:
-        node = h1
+    for node in list(tree.iter("h1"))[:3] if wanted else []:
         while (parent := node.getparent()) is not None:
-            twins = [s for s in parent if s.tag == node.tag and s.get("class") == node.get("class")]
-            twins = [s for s in twins if _headline(s)]
-            if len(twins) > 1:
-                keep = [s for s in twins if _headline(s) in wanted or wanted in _headline(s)]
-                for twin in twins if len(keep) == 1 else []:
+            same = [s for s in parent if s.tag == node.tag and s.get("class") == node.get("class")]
+            heads = {s: h for s in same if (h := _headline(s))}
+            if len(heads) > 1:
+                keep = [s for s, h in heads.items() if h in wanted or wanted in h]
+                for twin in heads if len(keep) == 1 else []:
                     if twin is not keep[0]:
                         twin.drop_tree()
                 return
@@ -123,16 +120,13 @@ def _drop_extra_articles(tree: HtmlElement, title: str | None) -> None:
 
 def _drop_link_teasers(tree: HtmlElement, page_url: str | None) -> None:
     """Drop 'Read more: <headline of another article on this site>' paragraphs."""
-    host = _host(page_url)
-    for para in list(tree.iter("p")):
-        links = para.findall(".//a")
-        if len(links) != 1:
-            continue
-        text, anchor = _norm(para.text_content()), _norm(links[0].text_content())
+    for para in [p for p in tree.iter("p") if len(p.findall(".//a")) == 1]:
+        link = para.find(".//a")
+        text, anchor = _norm(para.text_content()), _norm(link.text_content())
         label = text[: -len(anchor)].strip() if anchor and text.endswith(anchor) else ""
-        target = _host(urljoin(page_url or "", links[0].get("href") or ""))
+        target = _host(urljoin(page_url or "", link.get("href") or ""))
         short_label = label.endswith(":") and len(label.split()) <= 5
-        if short_label and len(anchor.split()) >= 4 and target in (None, host):
+        if short_label and len(anchor.split()) >= 4 and target in (None, _host(page_url)):
             para.drop_tree()
 
 
@@ -149,9 +143,12 @@ def _drop_link_boxes(tree: HtmlElement) -> None:
 
 def _jsonld_bodies(tree: HtmlElement) -> list[str]:
     """All schema.org articleBody strings in the page's JSON-LD blocks (tolerating broken JSON)."""
-    scripts = tree.xpath('//script[contains(@type, "ld+json")]/text()')
-    found = [m.group(1) for script in scripts for m in _ARTICLE_BODY.finditer(script)]
-    return [json.loads(f'"{body}"').strip() for body in found]
+    found = []
+    for script in tree.xpath('//script[contains(@type, "ld+json")]/text()'):
+        for match in _ARTICLE_BODY.finditer(script):
+            with contextlib.suppress(ValueError):
+                found.append(json.loads(f'"{match.group(1)}"', strict=False).strip())
+    return found
 
 
 def _is_dateline(line: str) -> bool:
@@ -179,11 +176,8 @@ def _no_text_reason(tree: HtmlElement, text: str) -> str | None:
     scripts = sum(len(t.strip()) for t in tree.xpath("//script/text()"))
     if len(text) < MIN_TEXT_CHARS and scripts > 10 * max(visible, len(text), 1):
         return "no main text: the page seems to be rendered by JavaScript (text only in scripts)"
-    if text:
-        return None
-    if visible == 0:
-        return "no main text: the page body is empty"
-    return "no main text: only navigation or boilerplate found"
+    empty = "the page body is empty" if visible == 0 else "only navigation or boilerplate found"
+    return None if text else f"no main text: {empty}"
 
 
 def _clean_title(title: str | None, site: str | None) -> str | None:
@@ -204,10 +198,9 @@ def _clean_author(author: str | None) -> str | None:
 
 def _parse_date(value: str | None) -> dt.date | None:
     """ISO date string to a date, or None."""
-    try:
-        return dt.date.fromisoformat(str(value)[:10]) if value else None
-    except ValueError:
-        return None
+    with contextlib.suppress(ValueError):
+        return dt.date.fromisoformat(str(value)[:10])
+    return None
 
 
 def extract_article(data: bytes | str, url: str | None = None) -> Article:
@@ -256,42 +249,33 @@ def article_record(
 def read_text_article(path: str | Path) -> Article:
     """Read a saved .md or .txt article: title from the first heading or line, text is the rest."""
     path = Path(path)
-    raw = decode_bytes(path.read_bytes()).replace("\r\n", "\n").replace("\r", "\n")
+    raw = "\n".join(decode_bytes(path.read_bytes()).splitlines())
     fields, body = {}, raw
     if match := _FRONT_MATTER.match(raw):  # simple 'key: value' front matter
         pairs = (line.partition(":") for line in match.group(1).splitlines())
         fields = {k.strip().lower(): v.strip().strip("\"'") for k, sep, v in pairs if sep}
         body = raw[match.end() :]
-    lines = body.strip().splitlines() or [""]
-    pos = next((i for i, line in enumerate(lines) if _HEADING.match(line)), None)
-    if pos is not None:
-        title, rest = _HEADING.match(lines[pos]).group(1), lines[:pos] + lines[pos + 1 :]
-    elif len(lines) > 1 and re.fullmatch(r"\s*(=+|-+)\s*", lines[1]):
-        title, rest = lines[0].strip(), lines[2:]  # setext heading
-    else:
-        title, rest = lines[0].strip(), lines[1:]
-    text = "\n".join(rest).strip()
+    lines, markdown = body.strip().splitlines() or [""], path.suffix.lower() in {".md", ".markdown"}
+    pos = next((i for i, line in enumerate(lines) if markdown and _HEADING.match(line)), 0)
+    heading = _HEADING.match(lines[pos])
+    text = "\n".join(lines[:pos] + lines[pos + 1 :]).strip()
     if not text:
         raise ArticleError(f"no main text: {path.name} holds nothing besides a title")
     return Article(
-        title=fields.get("title") or title or None,
+        title=fields.get("title") or (heading.group(1) if heading else lines[0].strip()) or None,
         author=fields.get("author") or None,
         date=_parse_date(fields.get("date")),
         text=text,
     )
 
 
-def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
-    """Read a streamed response body, refusing anything over max_bytes."""
-    declared = response.headers.get("content-length", "")
-    too_large = FetchError(f"{response.url}: page larger than {max_bytes} bytes")
-    if declared.isdigit() and int(declared) > max_bytes:
-        raise too_large
+def _read_capped(response: httpx.Response) -> bytes:
+    """Read a streamed response body, refusing anything over MAX_PAGE_BYTES."""
     body = bytearray()
     for chunk in response.iter_bytes():
         body += chunk
-        if len(body) > max_bytes:
-            raise too_large
+        if len(body) > MAX_PAGE_BYTES:
+            raise FetchError(f"{response.url}: page larger than {MAX_PAGE_BYTES} bytes")
     return bytes(body)
 
 
@@ -306,7 +290,7 @@ def fetch_page(url: str, timeout: float = 20.0, retries: int = 2, backoff: float
                 with client.stream("GET", url) as response:
                     status, ctype = response.status_code, response.headers.get("content-type", "")
                     if status < 400:
-                        return Page(_read_capped(response, MAX_PAGE_BYTES), ctype)
+                        return Page(_read_capped(response), ctype)
                     problem = f"HTTP {status} {response.reason_phrase}"
                     if status < 500 and status not in RETRY_STATUSES:
                         raise FetchError(f"{url}: {problem}")

@@ -1,0 +1,81 @@
+"""Test helpers: the shared corpus, real workspaces and the real CLI in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+
+
+def corpus(*parts: str) -> Path:
+    """A path inside ../shared/corpus; fails the test loudly when the corpus is missing."""
+    path = CORPUS.joinpath(*parts)
+    if not path.exists():
+        pytest.fail(
+            f"test corpus not found at {path}: the tests need ../shared/corpus next to the repository"
+        )
+    return path
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> object:
+        return json.loads(self.out)
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 600
+) -> CliResult:
+    """Run `python -m frontier ARGS` for real and capture what a user would see."""
+    full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
+    proc = subprocess.run(
+        [sys.executable, "-m", "frontier", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def db(workspace: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(workspace / ".frontier" / "frontier.db")
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def kb_snapshot(workspace: Path) -> dict[str, list[tuple]]:
+    """The KB's content, independent of row ids and timestamps, for equality checks."""
+    conn = db(workspace)
+    try:
+        return {
+            "papers": conn.execute(
+                "SELECT id, title, arxiv_id, status, n_pages, content_hash FROM papers ORDER BY id"
+            ).fetchall(),
+            "pages": conn.execute(
+                "SELECT paper_id, page, length(text) FROM pages ORDER BY 1, 2"
+            ).fetchall(),
+            "chunks": conn.execute(
+                "SELECT paper_id, ord, page, section, text FROM chunks ORDER BY paper_id, ord"
+            ).fetchall(),
+            "sections": conn.execute(
+                "SELECT paper_id, ord, title FROM sections ORDER BY 1, 2"
+            ).fetchall(),
+        }
+    finally:
+        conn.close()

@@ -90,10 +90,8 @@ def summary(result: dict) -> str:
     """One line with both totals."""
     parts = []
     for label, name in (("ours", "ours"), ("trafilatura", "trafilatura defaults")):
-        t = result["totals"][label]
-        parts.append(
-            f"{name}: found {t['found']}/{result['with']}, kept out {t['kept_out']}/{result['without']}"
-        )
+        t, n_with, n_without = result["totals"][label], result["with"], result["without"]
+        parts.append(f"{name}: found {t['found']}/{n_with}, kept out {t['kept_out']}/{n_without}")
     return " | ".join(parts)
 
 

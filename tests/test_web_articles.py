@@ -280,9 +280,9 @@ def test_markdown_front_matter(tmp_path) -> None:
             "Zażółć gęślą jaźń",
         ),
         ("Заголовок\nТекст статьи.\n".encode("utf-16"), "Заголовок"),
-        (b"# not a heading in txt\nplain text\n", "# not a heading in txt"),
+        (b"Plain title\n# later hash line\nplain text\n", "Plain title"),
     ],
-    ids=["cp1252", "utf8-bom", "utf16", "hash-line"],
+    ids=["cp1252", "utf8-bom", "utf16", "txt-ignores-later-heading"],
 )
 def test_text_file_first_line_is_title(tmp_path, payload, title) -> None:
     path = tmp_path / "note.txt"
@@ -403,5 +403,5 @@ def test_fetch_network_error_is_retried_then_reported() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # closed again before the request: connection refused
-    with pytest.raises(FetchError, match="2 attempts.*ConnectError"):
+    with pytest.raises(FetchError, match=r"2 attempts.*ConnectError"):
         fetch_page(f"http://127.0.0.1:{port}/", timeout=2, retries=1, backoff=0)

@@ -13,8 +13,29 @@ _LEADING_NUMBER = re.compile(r"^(\d{1,4})\s+(?=\S)")
 _EDGE_LINES = 2
 
 
+_HYPHENATED = re.compile(r"\w+-\w+")
+_BREAK = re.compile(r"(\w+)" + SOFT_HYPHEN_BREAK + r"\r?\n?(\w+)")
+
+
+def join_hyphen_breaks(raw_pages: list[str]) -> list[str]:
+    """Join words that pdfium marks as hyphenated at a line end. The hyphen stays when it
+    belongs to the word: next to a capital or digit (IO-aware, Llama-2), or when the document
+    spells the word with a hyphen elsewhere (hardware-friendly)."""
+    hyphenated = set(_HYPHENATED.findall("\n".join(raw_pages)))
+
+    def join(match: re.Match[str]) -> str:
+        left, right = match.group(1), match.group(2)
+        if left[-1].isupper() or left[-1].isdigit() or right[0].isupper() or right[0].isdigit():
+            return f"{left}-{right}"
+        if f"{left}-{right}" in hyphenated:
+            return f"{left}-{right}"
+        return left + right
+
+    return [_BREAK.sub(join, raw) if SOFT_HYPHEN_BREAK in raw else raw for raw in raw_pages]
+
+
 def split_lines(raw: str) -> list[str]:
-    """pdfium text to lines, with soft-hyphen breaks joined and control characters dropped."""
+    """pdfium text to lines, with leftover soft-hyphen marks and control characters dropped."""
     text = raw.replace(SOFT_HYPHEN_BREAK + "\r\n", "").replace(SOFT_HYPHEN_BREAK, "")
     text = text.replace("\x00", "").replace("\x02", "").replace("\ufeff", "")
     return [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
@@ -54,12 +75,14 @@ def _mostly_increasing(values: list[str]) -> bool:
     return steps >= 0.7 * (len(numbers) - 1)
 
 
-def _drop_edges(lines: list[str], running: set[str]) -> list[str]:
+def _drop_edges(lines: list[str], running: set[str], first_page: bool) -> list[str]:
     content_idx = [i for i, line in enumerate(lines) if line]
     edge_idx = set(content_idx[:_EDGE_LINES] + content_idx[-_EDGE_LINES:])
     kept = []
     for i, line in enumerate(lines):
-        if i in edge_idx and (_shape(line) in running or _PAGE_NUMBER.match(line)):
+        # a first page often prints the title that later pages repeat as their running header
+        repeated = _shape(line) in running and not first_page
+        if i in edge_idx and (repeated or _PAGE_NUMBER.match(line)):
             continue
         kept.append(line)
     return kept
@@ -67,11 +90,11 @@ def _drop_edges(lines: list[str], running: set[str]) -> list[str]:
 
 def clean_pages(raw_pages: list[str]) -> list[list[str]]:
     """Clean every page of one document; returns each page's non-empty lines."""
-    pages = [split_lines(raw) for raw in raw_pages]
+    pages = [split_lines(raw) for raw in join_hyphen_breaks(raw_pages)]
     running = repeated_edge_lines(pages)
     cleaned = []
-    for lines in pages:
-        lines = _drop_edges(lines, running)
+    for number, lines in enumerate(pages):
+        lines = _drop_edges(lines, running, first_page=number == 0)
         lines = _strip_line_numbers([line for line in lines if line])
         cleaned.append(lines)
     return cleaned

@@ -6,6 +6,8 @@ import re
 import unicodedata
 
 _TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+_SPACE = re.compile(r"\s")
+_SAMPLE_CHARS = 8000
 _LATIN_VOWELS = set("aeiouyAEIOUYàáâäèéêëìíîïòóôöùúûüýÀÁÂÄÈÉÊËÌÍÎÏÒÓÔÖÙÚÛÜÝ")
 GARBAGE_THRESHOLD = 0.5
 MIN_CHARS_FOR_VERDICT = 1
@@ -17,7 +19,7 @@ def _is_latin(ch: str) -> bool:
 
 def _wordlike(token: str) -> bool:
     """Case pattern of a real word and, in Latin script, at least one vowel."""
-    if not _is_latin(token[0]):
+    if not token[0].isascii() and not _is_latin(token[0]):
         return True
     shape_ok = token.islower() or token.isupper() or (token[0].isupper() and token[1:].islower())
     if len(token) <= 3:
@@ -27,7 +29,7 @@ def _wordlike(token: str) -> bool:
 
 def text_quality(text: str) -> float:
     """Share of non-space characters that sit in word-like tokens (0 = noise, 1 = prose)."""
-    visible = sum(1 for ch in text if not ch.isspace())
+    visible = len(text) - len(_SPACE.findall(text))
     if visible == 0:
         return 0.0
     good = sum(len(token) for token in _TOKEN.findall(text) if _wordlike(token))
@@ -35,7 +37,7 @@ def text_quality(text: str) -> float:
 
 
 def looks_like_garbage(text: str) -> bool:
-    sample = text[:20000]
+    sample = text[:_SAMPLE_CHARS]
     return len(sample.strip()) >= MIN_CHARS_FOR_VERDICT and text_quality(sample) < GARBAGE_THRESHOLD
 
 

@@ -36,6 +36,7 @@ _NAMED = {
 _NUMBERED = re.compile(r"^(?P<num>\d{1,2})\.?\s+(?P<title>[A-Z][^\n]{1,78})$")
 _ROMAN = re.compile(r"^(?P<num>[IVX]{1,4})\.\s+(?P<title>[A-Z][^\n]{1,78})$")
 _APPENDIX = re.compile(r"^(?:Appendix\s+)?(?P<num>[A-H])(?:\.|\s)\s*(?P<title>[A-Z][^\n]{1,58})$")
+_LONGEST_NAMED = max(len(name) for name in _NAMED) + 2
 _ABSTRACT_INLINE = re.compile(r"^(?:abstract)\s*[—–:.-]\s*(?P<rest>\S.*)$", re.IGNORECASE)
 _ROMAN_VALUES = {
     "I": 1,
@@ -118,7 +119,7 @@ def unheaded_reference_list(lines: list[str]) -> int | None:
 def _match_heading(line: str, index: int, expected: int, in_references: bool) -> Heading | None:
     if len(line) > 80:
         return None
-    for pattern in (_NUMBERED, _ROMAN):
+    for pattern in (_NUMBERED, _ROMAN) if line[0].isdigit() or line[0] in "IVX" else ():
         match = pattern.match(line)
         if not match or not _looks_like_heading_text(match.group("title")):
             continue
@@ -128,7 +129,7 @@ def _match_heading(line: str, index: int, expected: int, in_references: bool) ->
         # numbering must run 1, 2, 3...; a known section name may skip a missed number
         if value == expected or (kind != "other" and expected < value <= expected + 3):
             return Heading(index, number, title, kind)
-    named = canonical_kind(line)
+    named = canonical_kind(line) if len(line) <= _LONGEST_NAMED else "other"
     if named != "other":
         return Heading(index, "", line, named)
     if in_references:

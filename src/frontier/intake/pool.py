@@ -11,6 +11,9 @@ from multiprocessing import get_context
 
 from frontier.intake.jobs import JobResult, PdfJob, run_pdf_job
 
+# jobs queued ahead per worker: enough that one long PDF at the head does not idle the others
+_WINDOW_PER_WORKER = 16
+
 
 def worker_count(configured: int) -> int:
     return configured if configured > 0 else max(1, os.cpu_count() or 1)
@@ -28,7 +31,7 @@ def extract_in_order(jobs: list[PdfJob], workers: int) -> Iterator[JobResult]:
             window: deque[tuple[PdfJob, Future[JobResult]]] = deque()
             broken = False
             while (pending or window) and not broken:
-                while pending and len(window) < workers * 2:
+                while pending and len(window) < workers * _WINDOW_PER_WORKER:
                     job = pending.popleft()
                     window.append((job, pool.submit(run_pdf_job, job)))
                 job, future = window.popleft()

@@ -12,6 +12,7 @@ from frontier.sources.download import DownloadError, cache_file
 from frontier.sources.ids import parse_arxiv_id
 from frontier.sources.web import (
     ArticleError,
+    FetchError,
     article_record,
     extract_article,
     fetch_page,
@@ -80,7 +81,7 @@ def _url_item(ws: Workspace, url: str, password: str | None) -> Plan:
     settings = ws.settings.ingest
     try:
         body, content_type = fetch_page(url, settings.download_timeout, settings.download_retries)
-    except (ArticleError, DownloadError) as exc:
+    except (ArticleError, FetchError, DownloadError) as exc:
         plan.problems.append(Entry(url, "failed", str(exc), code="fetch"))
         return plan
     if b"%PDF" in body[:1024] or "pdf" in (content_type or "").lower():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from typing import Any
 
@@ -11,10 +12,34 @@ from frontier.store.db import now, transaction
 
 def start_run(conn: sqlite3.Connection, command: str, args: str = "") -> int:
     with transaction(conn):
+        close_dead_runs(conn)
         cursor = conn.execute(
-            "INSERT INTO runs (command, args, started_at) VALUES (?, ?, ?)", (command, args, now())
+            "INSERT INTO runs (command, args, started_at, pid) VALUES (?, ?, ?, ?)",
+            (command, args, now(), os.getpid()),
         )
     return int(cursor.lastrowid or 0)
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def close_dead_runs(conn: sqlite3.Connection) -> None:
+    """Runs left 'running' by a process that no longer exists were killed: say so."""
+    for row in conn.execute("SELECT id, pid FROM runs WHERE status = 'running'").fetchall():
+        if not _alive(row["pid"]):
+            conn.execute(
+                "UPDATE runs SET status = 'interrupted', ended_at = COALESCE(ended_at, ?) WHERE id = ?",
+                (now(), row["id"]),
+            )
 
 
 def finish_run(conn: sqlite3.Connection, run_id: int, status: str, summary: dict[str, Any]) -> None:

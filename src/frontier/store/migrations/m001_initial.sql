@@ -6,7 +6,8 @@ CREATE TABLE runs (
     args        TEXT NOT NULL DEFAULT '',
     started_at  TEXT NOT NULL,
     ended_at    TEXT,
-    status      TEXT NOT NULL DEFAULT 'running',   -- running | ok | failed | interrupted
+    status      TEXT NOT NULL DEFAULT 'running',   -- running | ok | with problems | failed | interrupted
+    pid         INTEGER,                           -- to tell a killed run from a live one
     summary     TEXT NOT NULL DEFAULT '{}'
 );
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -9,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from frontier import commands
+from frontier import commands, commands_llm
 from frontier.config import ConfigError
 from frontier.workspace import WorkspaceError
 
@@ -21,7 +22,11 @@ app = typer.Typer(
 )
 console = Console()
 err = Console(stderr=True)
-_state: dict[str, Path | None] = {"workspace": None}
+_state: dict[str, object] = {"workspace": None, "use_cache": True}
+llm_app = typer.Typer(help="The language model: status and direct questions.", no_args_is_help=True)
+cache_app = typer.Typer(help="The LLM response cache.", no_args_is_help=True)
+app.add_typer(llm_app, name="llm")
+app.add_typer(cache_app, name="cache")
 
 WorkspaceOpt = Annotated[
     Path | None,
@@ -36,8 +41,18 @@ PasswordOpt = Annotated[
 
 
 @app.callback()
-def main_options(workspace: WorkspaceOpt = None) -> None:
+def main_options(
+    workspace: WorkspaceOpt = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the LLM cache.")
+    ] = False,
+) -> None:
     _state["workspace"] = workspace
+    _state["use_cache"] = not no_cache
+
+
+def _ws() -> Path | None:
+    return _state["workspace"]  # type: ignore[return-value]
 
 
 def _exit(code: int) -> None:
@@ -77,9 +92,7 @@ def discover(
     json_out: JsonOpt = False,
 ) -> None:
     """Find new papers on arXiv for each topic's query and window; read them in full."""
-    report = commands.discover(
-        _state["workspace"], topic or [], days, max_results, not metadata_only, console
-    )
+    report = commands.discover(_ws(), topic or [], days, max_results, not metadata_only, console)
     _exit(commands.show_report(console, report, json_out))
 
 
@@ -92,7 +105,7 @@ def add(
     json_out: JsonOpt = False,
 ) -> None:
     """Add single items: an arXiv id, a PDF (file or URL), a web page or a saved article."""
-    report = commands.add(_state["workspace"], items, password, console)
+    report = commands.add(_ws(), items, password, console)
     _exit(commands.show_report(console, report, json_out))
 
 
@@ -108,7 +121,7 @@ def ingest(
     json_out: JsonOpt = False,
 ) -> None:
     """Ingest local sources: PDFs are read in full on all cores; records are stored as metadata."""
-    report = commands.ingest(_state["workspace"], paths, password, fetch, console)
+    report = commands.ingest(_ws(), paths, password, fetch, console)
     _exit(commands.show_report(console, report, json_out))
 
 
@@ -119,7 +132,7 @@ def search(
     json_out: JsonOpt = False,
 ) -> None:
     """Search titles, abstracts and full text (BM25); best papers first, with page and snippet."""
-    commands.search(_state["workspace"], query, limit, json_out, console)
+    commands.search(_ws(), query, limit, json_out, console)
 
 
 @app.command()
@@ -129,13 +142,13 @@ def show(
     json_out: JsonOpt = False,
 ) -> None:
     """Show one paper: metadata, sections, warnings, or one page of its text."""
-    _exit(commands.show(_state["workspace"], paper_id, page, json_out, console))
+    _exit(commands.show(_ws(), paper_id, page, json_out, console))
 
 
 @app.command()
 def status(json_out: JsonOpt = False) -> None:
     """Counts (papers, pages, chunks, rejected files), problems and the last runs."""
-    commands.status(_state["workspace"], json_out, console)
+    commands.status(_ws(), json_out, console)
 
 
 @app.command()
@@ -149,6 +162,35 @@ def demo(
     _exit(commands.demo(directory, json_out, console))
 
 
+@llm_app.command("status")
+def llm_status(json_out: JsonOpt = False) -> None:
+    """Which model and endpoint are in use, and whether they answer."""
+    _exit(commands_llm.llm_status(_ws(), json_out, console))
+
+
+@llm_app.command("ask")
+def llm_ask(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    think: Annotated[
+        bool, typer.Option("--think", help="Switch the model's reasoning on.")
+    ] = False,
+) -> None:
+    """Ask the model directly (not the KB); prints the answer and a token summary."""
+    _exit(commands_llm.llm_ask(_ws(), question, think, bool(_state["use_cache"]), console))
+
+
+@app.command()
+def usage(json_out: JsonOpt = False) -> None:
+    """LLM usage: calls, cache hits, tokens and cost, per run and per purpose."""
+    commands_llm.usage_report(_ws(), json_out, console)
+
+
+@cache_app.command("clear")
+def cache_clear() -> None:
+    """Forget every cached LLM response."""
+    commands_llm.clear_cache(_ws(), console)
+
+
 def main() -> None:
     try:
         app()
@@ -160,3 +202,10 @@ def main() -> None:
             "[yellow]interrupted[/] — everything stored so far is kept; run the command again to resume"
         )
         sys.exit(130)
+    except Exception as exc:  # the last line of defence: one clear line, details on request
+        if os.environ.get("FRONTIER_DEBUG"):
+            raise
+        err.print(
+            f"[red]internal error:[/] {type(exc).__name__}: {exc} (set FRONTIER_DEBUG=1 for details)"
+        )
+        sys.exit(3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
@@ -91,15 +91,41 @@ class IngestSettings(_Section):
     chunk_tokens: int = Field(default=400, ge=50, le=2000)
 
 
+class ModelThinking(_Section):
+    """How one model switches its reasoning on: the chat-template key it reads, if any."""
+
+    template_key: str = Field(
+        default="enable_thinking",
+        description="chat_template_kwargs key on SGLang/vLLM: enable_thinking (Qwen3), thinking (DeepSeek)",
+    )
+    effort: str = Field(default="high", description="reasoning_effort sent to OpenAI when thinking")
+
+
+Backend = Literal["auto", "embedded", "llamacpp", "sglang", "vllm", "ollama", "openai"]
+
+
 class LLMSettings(_Section):
-    base_url: str = Field(default="", description="OpenAI-compatible endpoint; empty = embedded")
-    model: str = Field(default="", description="Model name; empty = the embedded default")
+    base_url: str = Field(
+        default="", description="OpenAI-compatible endpoint; empty = OPENAI_BASE_URL, else embedded"
+    )
+    endpoints: list[str] = Field(
+        default_factory=list, description="More endpoints serving the same model (load-balanced)"
+    )
+    backend: Backend = Field(default="auto", description="Server kind; auto = guess from the URL")
+    model: str = Field(default="", description="Model name; empty = what the server serves")
     api_key_env: str = Field(default="OPENAI_API_KEY")
     max_in_flight: int = Field(default=4, ge=1)
     timeout: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=4, ge=0, description="Retries on 429, 5xx, timeouts")
     context_size: int = Field(default=8192, ge=512)
+    max_output_tokens: int = Field(default=1024, ge=16)
     price_prompt_per_m: float = Field(default=0.0, ge=0)
     price_completion_per_m: float = Field(default=0.0, ge=0)
+    gguf: str = Field(default="", description="Local GGUF for the embedded server; empty = SmolLM2")
+    embedded_threads: int = Field(default=0, ge=0, description="0 = all cores")
+    thinking: dict[str, ModelThinking] = Field(
+        default_factory=dict, description="Per-model thinking switch, keyed by model name"
+    )
 
 
 class Settings(BaseSettings):

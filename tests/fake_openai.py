@@ -1,0 +1,103 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1 that misbehaves on purpose: it stands for a
+broken remote server (500s, 429 with Retry-After, slow answers, bad bodies), not for our code."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    content: str = "{}"  # the assistant message content
+    body: bytes | None = None  # raw body instead of a chat completion
+    delay: float = 0.0
+    headers: dict[str, str] | None = None
+    reasoning: str | None = None
+
+
+def completion(content: str, reasoning: str | None = None) -> bytes:
+    message: dict[str, object] = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    return json.dumps(
+        {
+            "id": "fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "fake-model",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+        }
+    ).encode()
+
+
+class FakeOpenAI:
+    """Answers each chat request with the next scripted Reply (the last one repeats)."""
+
+    def __init__(self, replies: list[Reply]) -> None:
+        self.replies = list(replies)
+        self.requests: list[dict[str, object]] = []
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def next_reply(self, request: dict[str, object]) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+
+    def __enter__(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def _handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self._send(
+                200,
+                json.dumps(
+                    {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+                ).encode(),
+            )
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length", 0))
+            request = json.loads(self.rfile.read(length) or b"{}")
+            reply = server.next_reply(request)
+            time.sleep(reply.delay)
+            body = (
+                reply.body if reply.body is not None else completion(reply.content, reply.reasoning)
+            )
+            try:
+                self._send(reply.status, body, reply.headers)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    return Handler

@@ -3,6 +3,7 @@ broken remote server (500s, 429 with Retry-After, slow answers, bad bodies), not
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -83,10 +84,8 @@ def _handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             body = (
                 reply.body if reply.body is not None else completion(reply.content, reply.reasoning)
             )
-            try:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self._send(reply.status, body, reply.headers)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
 
         def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
             self.send_response(status)

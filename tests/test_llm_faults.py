@@ -83,9 +83,11 @@ def test_429_honours_retry_after(conn: sqlite3.Connection) -> None:
 
 
 def test_timeout_fails_cleanly_and_is_recorded(conn: sqlite3.Connection) -> None:
-    with FakeOpenAI([Reply(content=GOOD, delay=3.0)]) as server:
-        with pytest.raises(LLMFailure) as caught:
-            structured(LLM(settings(server.url, timeout=0.5, max_retries=1), conn))
+    with (
+        FakeOpenAI([Reply(content=GOOD, delay=3.0)]) as server,
+        pytest.raises(LLMFailure) as caught,
+    ):
+        structured(LLM(settings(server.url, timeout=0.5, max_retries=1), conn))
     assert caught.value.kind == "timeout"
     (row,) = ledger(conn)
     assert row["outcome"] == "timeout" and row["attempts"] == 2
@@ -107,9 +109,11 @@ def test_invalid_json_gets_one_repair_then_succeeds(conn: sqlite3.Connection) ->
 
 
 def test_truncated_json_twice_is_a_typed_failure(conn: sqlite3.Connection) -> None:
-    with FakeOpenAI([Reply(content='{"topic": "serv')]) as server:
-        with pytest.raises(LLMFailure) as caught:
-            structured(LLM(settings(server.url), conn))
+    with (
+        FakeOpenAI([Reply(content='{"topic": "serv')]) as server,
+        pytest.raises(LLMFailure) as caught,
+    ):
+        structured(LLM(settings(server.url), conn))
     assert caught.value.kind == "invalid" and caught.value.raw.startswith('{"topic"')
     assert [r["outcome"] for r in ledger(conn)] == ["invalid", "invalid"]
     assert len(server.requests) == 2
@@ -119,14 +123,16 @@ def test_truncated_json_twice_is_a_typed_failure(conn: sqlite3.Connection) -> No
 
 
 def test_unreadable_body_and_client_errors(conn: sqlite3.Connection) -> None:
-    with FakeOpenAI([Reply(body=b'{"choices": [ {"mess')]) as server:
-        with pytest.raises(LLMFailure) as caught:
-            structured(LLM(settings(server.url, max_retries=1), conn))
+    with (
+        FakeOpenAI([Reply(body=b'{"choices": [ {"mess')]) as server,
+        pytest.raises(LLMFailure) as caught,
+    ):
+        structured(LLM(settings(server.url, max_retries=1), conn))
     assert caught.value.kind == "error"
-    with FakeOpenAI([Reply(status=400, body=b'{"error": {"message": "bad schema"}}')]) as server:
-        with pytest.raises(LLMFailure) as caught:
-            structured(LLM(settings(server.url), conn))
-        assert len(server.requests) == 1  # a 4xx is not retried
+    rejecting = FakeOpenAI([Reply(status=400, body=b'{"error": {"message": "bad schema"}}')])
+    with rejecting as server, pytest.raises(LLMFailure) as caught:
+        structured(LLM(settings(server.url), conn))
+    assert len(rejecting.requests) == 1  # a 4xx is not retried
     assert "400" in caught.value.message
 
 

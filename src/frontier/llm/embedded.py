@@ -11,9 +11,11 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -69,7 +71,13 @@ def _die_with_parent() -> None:
 class EmbeddedServer:
     """One llama.cpp server process; `ensure_running` starts it or brings it back."""
 
-    def __init__(self, gguf: str = "", context_size: int = 8192, threads: int = 0) -> None:
+    def __init__(
+        self,
+        gguf: str = "",
+        context_size: int = 8192,
+        threads: int = 0,
+        log_path: Path | None = None,
+    ) -> None:
         self.model_path = resolve_model(gguf)
         try:
             info = read_gguf_info(self.model_path)
@@ -82,8 +90,9 @@ class EmbeddedServer:
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.restarts = 0
+        self.log_path = log_path  # when set, the server logs its timings there
         self._lock = threading.Lock()
-        self._log = None
+        self._stderr: IO[bytes] | None = None
 
     @property
     def base_url(self) -> str:
@@ -107,7 +116,7 @@ class EmbeddedServer:
             "--n_threads",
             str(self.threads),
             "--verbose",
-            "False",
+            str(self.log_path is not None),
         ]
 
     def alive(self) -> bool:
@@ -133,22 +142,31 @@ class EmbeddedServer:
             self.command(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=self._stderr_sink(),
             preexec_fn=_die_with_parent,
             start_new_session=True,
         )
         _register(self)
         self._wait_ready()
 
+    def _stderr_sink(self) -> IO[bytes]:
+        """Server output goes to a file, never a pipe that nobody reads (it would fill and block)."""
+        if self._stderr is not None:
+            self._stderr.close()
+        self._stderr = self.log_path.open("ab") if self.log_path else tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
+        return self._stderr
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None or self.log_path:
+            return f"see {self.log_path}"
+        self._stderr.seek(0)
+        return self._stderr.read().decode(errors="replace")[-400:]
+
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + _STARTUP_TIMEOUT
         while time.monotonic() < deadline:
             if not self.alive():
-                tail = (
-                    self.process.stderr.read().decode(errors="replace")[-400:]
-                    if self.process and self.process.stderr
-                    else ""
-                )
+                tail = self._stderr_tail()
                 raise EmbeddedError(f"the embedded server exited while starting: {tail.strip()}")
             try:
                 if httpx.get(f"{self.base_url}/models", timeout=1.0).status_code == 200:

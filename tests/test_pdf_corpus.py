@@ -127,3 +127,17 @@ def test_show_prints_metadata_and_a_page(full_kb: Path) -> None:
     assert "PagedAttention" in page.out
     missing = run_cli("-w", str(full_kb), "show", "9999.99999")
     assert missing.code == 1 and "No paper" in missing.out
+
+
+def test_abstracts_are_found_with_or_without_a_heading(full_kb: Path) -> None:
+    conn = db(full_kb)
+    with_abstract = conn.execute(
+        "SELECT COUNT(*) FROM papers WHERE length(abstract) >= 300"
+    ).fetchone()[0]
+    assert with_abstract >= 37  # one paper (FP8 vs INT8) prints no abstract at all
+    layerskip = conn.execute(
+        "SELECT abstract FROM papers WHERE title LIKE 'LayerSkip%'"
+    ).fetchone()[0]
+    assert layerskip.startswith("We present LayerSkip") and layerskip.endswith(
+        "semantic parsing task."
+    )

@@ -154,7 +154,31 @@ def abstract_text(lines: list[str], headings: list[Heading]) -> str | None:
             following = [h.line_index for h in headings if h.line_index > index]
             end = min(following, default=min(len(lines), index + 40))
             return _tidy(" ".join([match.group("rest"), *lines[index + 1 : end]])) or None
-    return None
+    return _unlabelled_abstract(lines, headings)
+
+
+_PROSE_LINE = 55  # characters; a full line of running text in one column of a paper
+_MIN_ABSTRACT = 300
+
+
+def _unlabelled_abstract(lines: list[str], headings: list[Heading]) -> str | None:
+    """The block of running text just before the first heading, when no 'Abstract' names it
+    (APS journals, some preprint templates)."""
+    first = next((h.line_index for h in headings if h.kind == "introduction"), None)
+    if first is None or first > 150:
+        return None
+    end = first
+    while end > 0 and first - end < 8 and len(lines[end - 1]) < _PROSE_LINE:
+        end -= 1  # dates, correspondence and code lines between the abstract and the heading
+    if end == 0 or len(lines[end - 1]) < _PROSE_LINE:
+        return None
+    if end < first and lines[end].endswith("."):
+        end += 1  # the abstract's own short last line
+    start = end - 1
+    while start > 0 and len(lines[start - 1]) >= _PROSE_LINE:
+        start -= 1
+    text = _tidy(" ".join(lines[start:end]))
+    return text if len(text) >= _MIN_ABSTRACT else None
 
 
 def _tidy(text: str) -> str:

@@ -142,7 +142,7 @@ def test_discover_reports_api_failure_without_traceback(
     env = {**arxiv_env(arxiv_server), "FRONTIER_ARXIV__NUM_RETRIES": "1"}
     arxiv_server.fail_next(10, status=503)
     result = run_cli(
-        "-w", str(workspace), "discover", "--topic", "decoding", "--metadata-only", env=env
+        "-w", str(workspace), "discover", "--topic", "hardware", "--metadata-only", env=env
     )
     assert result.code == 1
     assert "503" in result.out and "Traceback" not in result.err

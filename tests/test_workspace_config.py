@@ -16,7 +16,7 @@ def test_init_writes_commented_config_with_topics(workspace: Path) -> None:
     settings = load_settings(workspace / "frontier.toml")
     serving = settings.topic("serving")
     routes = {line.route_to for line in serving.out_of_scope_lines()}
-    assert {"compression", "decoding", "hardware"} <= routes
+    assert {"models", "inference-economics", "hardware"} <= routes
     assert (workspace / ".frontier" / "frontier.db").exists() and (workspace / "kb").is_dir()
     again = run_cli("init", str(workspace))
     assert again.code == 1 and "already exists" in again.err

@@ -21,7 +21,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 console = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 _state: dict[str, object] = {"workspace": None, "use_cache": True}
 llm_app = typer.Typer(help="The language model: status and direct questions.", no_args_is_help=True)
 cache_app = typer.Typer(help="The LLM response cache.", no_args_is_help=True)

@@ -53,6 +53,8 @@ class Topic(_Section):
     arxiv_query: str = Field(default="", description='arXiv search terms, e.g. ti:"KV cache"')
     arxiv_categories: list[str] = Field(default_factory=list)
     window_days: int = Field(default=30, ge=1, description="Discovery window in days")
+    gaps: list[str] = Field(default_factory=list, description="Open questions this topic tracks")
+    theses: list[str] = Field(default_factory=list, description="Claims about the field it tests")
 
     @field_validator("slug")
     @classmethod
@@ -63,6 +65,38 @@ class Topic(_Section):
 
     def out_of_scope_lines(self) -> list[ScopeLine]:
         return [ScopeLine.parse(line) for line in self.out_of_scope]
+
+
+class Entity(_Section):
+    """Something the KB tracks across papers: an organisation, model, hardware or method."""
+
+    slug: str
+    name: str
+    kind: Literal["organisation", "model", "hardware", "method"]
+    aliases: list[str] = Field(default_factory=list, description="Other spellings matched in text")
+
+    @field_validator("slug")
+    @classmethod
+    def _slug_shape(cls, value: str) -> str:
+        if not _SLUG_RE.match(value):
+            raise ValueError("must be lowercase letters, digits and dashes")
+        return value
+
+
+class CurateSettings(_Section):
+    triage_floor: float = Field(
+        default=0.30, ge=-1, le=1, description="Below this similarity a paper is out of field"
+    )
+    triage_margin: float = Field(
+        default=0.06, ge=0, le=2, description="Lead over the runner-up that decides without the LLM"
+    )
+    triage_accept: float = Field(
+        default=0.42, ge=-1, le=1, description="Similarity above which a clear lead is trusted"
+    )
+    gap_similarity: float = Field(
+        default=0.45, ge=-1, le=1, description="Similarity that makes a paper a candidate for a gap"
+    )
+    max_claims_per_paper: int = Field(default=8, ge=0, le=50)
 
 
 class Field_(_Section):
@@ -140,6 +174,8 @@ class Settings(BaseSettings):
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    curate: CurateSettings = Field(default_factory=CurateSettings)
+    entities: list[Entity] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _routes_point_at_siblings(self) -> Settings:

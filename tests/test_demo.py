@@ -26,7 +26,7 @@ def test_sample_corpus_is_arxiv_metadata_of_the_field() -> None:
 
 def test_demo_builds_a_searchable_workspace(tmp_path: Path) -> None:
     target = tmp_path / "demo"
-    result = run_cli("demo", str(target), env={"HTTPS_PROXY": "http://127.0.0.1:9"})
+    result = run_cli("demo", str(target), "--no-curate", env={"HTTPS_PROXY": "http://127.0.0.1:9"})
     assert result.code == 0, result.out + result.err
     assert str(target.resolve()) in result.out
     n = len(sample_records())
@@ -35,5 +35,5 @@ def test_demo_builds_a_searchable_workspace(tmp_path: Path) -> None:
     assert status["counts"]["papers"] == n
     hits = run_cli("-w", str(target), "search", "paged attention KV cache memory", "--json").json()
     assert hits[0]["id"] == "2309.06180"
-    again = run_cli("demo", str(target))
+    again = run_cli("demo", str(target), "--no-curate")
     assert again.code == 0 and "Nothing new was stored" in again.out

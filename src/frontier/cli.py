@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from frontier import commands, commands_llm
+from frontier import cli_kb, commands, commands_curate, commands_llm, commands_pipeline
 from frontier.config import ConfigError
 from frontier.workspace import WorkspaceError
 
@@ -53,6 +53,9 @@ def main_options(
 
 def _ws() -> Path | None:
     return _state["workspace"]  # type: ignore[return-value]
+
+
+cli_kb.register(app, _ws, console)
 
 
 def _exit(code: int) -> None:
@@ -156,10 +159,29 @@ def demo(
     directory: Annotated[Path, typer.Argument(help="Where to build the demo workspace.")] = Path(
         "frontier-demo"
     ),
+    curate: Annotated[
+        bool, typer.Option("--curate/--no-curate", help="Also curate and render.")
+    ] = True,
     json_out: JsonOpt = False,
 ) -> None:
-    """Build a demo workspace from the sample corpus shipped with frontier (offline)."""
-    _exit(commands.demo(directory, json_out, console))
+    """Build a demo KB from the sample shipped with frontier: ingest, curate, render (offline)."""
+    _exit(commands_pipeline.demo(directory, json_out, curate, console))
+
+
+@app.command()
+def update(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Local sources to ingest as well.")
+    ] = None,
+) -> None:
+    """The daily pipeline: discover every topic within its window, ingest, curate, render."""
+    _exit(commands_pipeline.update(_ws(), paths or [], console))
+
+
+@app.command()
+def curate(json_out: JsonOpt = False) -> None:
+    """Triage new papers into topics, extract and verify claims, relate them to the KB, write entries."""
+    _exit(commands_curate.curate(_ws(), json_out, bool(_state["use_cache"]), console))
 
 
 @llm_app.command("status")

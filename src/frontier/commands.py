@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Callable, Iterator
-from importlib import resources
 from pathlib import Path
 
 from rich.console import Console
@@ -180,36 +179,3 @@ def status(workspace: Path | None, json_out: bool, console: Console) -> None:
         render_cli.print_json(console, data)
     else:
         render_cli.print_status(console, data)
-
-
-SAMPLE_CORPUS = "sample_papers.jsonl"
-
-
-def demo(directory: Path, json_out: bool, console: Console) -> int:
-    """A workspace built from the packaged sample of arXiv metadata; no network needed."""
-    ws = (
-        init_workspace(directory, force=True)
-        if not (directory / "frontier.toml").exists()
-        else open_workspace(directory)
-    )
-    sample = resources.files("frontier.data").joinpath(SAMPLE_CORPUS)
-    with resources.as_file(sample) as path:
-        report = _ingest(
-            ws,
-            "demo",
-            SAMPLE_CORPUS,
-            lambda: expand_paths([path], None, ws.settings.ingest.chunk_tokens),
-            console,
-            fetch=False,
-        )
-    data = status_data(ws)
-    if json_out:
-        render_cli.print_json(console, {"report": report.to_dict(), "status": data})
-    else:
-        console.print(render_cli.summary_line(report))
-        counts = data["counts"]
-        console.print(
-            f"Demo workspace: {ws.root}\n  papers {counts['papers']}, chunks {counts['chunks']}, "  # type: ignore[index]
-            f'pages {counts["pages"]}\n  try: frontier -w {ws.root} search "paged attention"'  # type: ignore[index]
-        )
-    return report.exit_code()

@@ -88,13 +88,13 @@ class CurateSettings(_Section):
         default=0.30, ge=-1, le=1, description="Below this similarity a paper is out of field"
     )
     triage_margin: float = Field(
-        default=0.06, ge=0, le=2, description="Lead over the runner-up that decides without the LLM"
+        default=0.04, ge=0, le=2, description="Lead over the runner-up that decides without the LLM"
     )
     triage_accept: float = Field(
-        default=0.42, ge=-1, le=1, description="Similarity above which a clear lead is trusted"
+        default=0.40, ge=-1, le=1, description="Similarity above which a clear lead is trusted"
     )
     gap_similarity: float = Field(
-        default=0.45, ge=-1, le=1, description="Similarity that makes a paper a candidate for a gap"
+        default=0.50, ge=-1, le=1, description="Similarity that makes a paper a candidate for a gap"
     )
     max_claims_per_paper: int = Field(default=8, ge=0, le=50)
 
@@ -123,6 +123,9 @@ class IngestSettings(_Section):
     download_timeout: float = Field(default=60.0, gt=0)
     download_retries: int = Field(default=3, ge=0)
     chunk_tokens: int = Field(default=400, ge=50, le=2000)
+    watch: list[str] = Field(
+        default_factory=list, description="Local folders and files `update` ingests"
+    )
 
 
 class ModelThinking(_Section):

@@ -69,7 +69,9 @@ def _merge_small(segments: list[Segment], max_tokens: int) -> list[Segment]:
             and last.page == segment.page
             and estimate_tokens(last.text) + estimate_tokens(segment.text) <= max_tokens
         ):
-            last.text = f"{last.text} {segment.text}"
+            last.text = (
+                f"{last.text}\n{segment.text}"  # a section boundary, kept for sentence splitting
+            )
             sizes[-1][segment.section] = sizes[-1].get(segment.section, 0) + len(segment.text)
             last.section = max(sizes[-1], key=lambda name: sizes[-1][name])
         else:

@@ -80,7 +80,8 @@ class LLM:
     async def _client(self, endpoint: Endpoint) -> openai.AsyncOpenAI:
         url = endpoint.url
         if self.embedded is not None:
-            url = await asyncio.to_thread(self.embedded.ensure_running)
+            # started from the main thread on purpose: the server dies with the thread that forked it
+            url = self.embedded.ensure_running()
         client = self._clients.get(url)
         if client is None:
             client = openai.AsyncOpenAI(
@@ -307,7 +308,8 @@ class LLM:
         json_schema = schema.model_json_schema()
 
         def parse(content: str) -> T:
-            return schema.model_validate_json(_json_part(content))
+            # strict=False: small models put raw newlines inside strings; the meaning is intact
+            return schema.model_validate(json.loads(_json_part(content), strict=False))
 
         common = {
             "purpose": purpose,

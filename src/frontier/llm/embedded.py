@@ -60,10 +60,12 @@ def free_port() -> int:
 
 
 def _die_with_parent() -> None:
-    """Runs in the child before exec: the kernel sends SIGTERM if frontier dies, even by SIGKILL."""
+    """Runs in the child before exec: the kernel kills the server if the thread that started it
+    dies, even by SIGKILL. SIGKILL, not SIGTERM: a graceful shutdown would first finish every
+    queued generation for a client that is gone."""
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     except OSError:
         pass
 
@@ -201,8 +203,7 @@ _servers: list[EmbeddedServer] = []
 def _register(server: EmbeddedServer) -> None:
     if server not in _servers:
         _servers.append(server)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _on_sigterm)
+    _install_signal_handlers()
 
 
 def stop_all() -> None:
@@ -213,6 +214,13 @@ def stop_all() -> None:
 def _on_sigterm(signum: int, frame: object) -> None:
     stop_all()
     raise SystemExit(128 + signum)
+
+
+def _install_signal_handlers() -> None:
+    """SIGTERM and SIGHUP stop the servers, then exit; only the main thread may install them."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, _on_sigterm)
 
 
 atexit.register(stop_all)
@@ -229,4 +237,5 @@ def shared_embedded(settings: object) -> EmbeddedServer:
     key = (gguf, context, threads)
     if key not in _shared:
         _shared[key] = EmbeddedServer(gguf, context, threads)
+        _install_signal_handlers()
     return _shared[key]

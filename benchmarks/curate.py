@@ -1,0 +1,230 @@
+"""Curation benchmark, one run on the embedded model:
+
+1. Triage of hand-labelled items (the 60 bare seed abstracts, the packaged sample papers and
+   out-of-field arXiv entries; labels in benchmarks/data/triage_labels.jsonl): topic
+   distribution, LLM calls per paper, accuracy per topic next to the baseline that puts
+   everything in the biggest topic.
+2. Claims over the shared PDFs: verified claims, the share of papers with an evaluation section
+   that have at least one, papers/min and LLM tokens per paper, cold and warm cache.
+
+    python benchmarks/curate.py [--skip-pdfs] [--pdf-limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+from rich.console import Console
+
+from frontier.commands_curate import curate_workspace
+from frontier.curate.scope import scope_lines
+from frontier.curate.steps import Context, triage_step
+from frontier.curate.vectors import embed_texts, ensure_paper_vectors
+from frontier.intake.expand import expand_paths
+from frontier.intake.run import ingest_plan
+from frontier.llm.client import LLM
+from frontier.llm.embeddings import load_embedder
+from frontier.sources.abstracts import read_abstracts
+from frontier.sources.ids import parse_arxiv_id
+from frontier.store import curation as store
+from frontier.store.runs import start_run
+from frontier.workspace import Workspace, init_workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+LABELS = ROOT / "benchmarks" / "data" / "triage_labels.jsonl"
+FEED = (
+    SHARED
+    / "corpus"
+    / "arxiv_api"
+    / "arxiv.py_recorded_json"
+    / "q_testing_s0_m100_cfe7536492ca.json"
+)
+ATOM = "{http://www.w3.org/2005/Atom}"
+quiet = Console(stderr=True, quiet=True)
+
+
+def require(path: Path) -> Path:
+    if not path.exists():
+        sys.exit(
+            f"benchmark data not found: {path} (the shared corpus must sit next to the repository)"
+        )
+    return path
+
+
+def feed_records(wanted: set[str], out: Path) -> Path:
+    """The labelled out-of-field entries of a recorded arXiv feed, as a JSONL file to ingest."""
+    body = json.loads(require(FEED).read_text())["body"]
+    rows = []
+    for entry in ET.fromstring(body).iter(f"{ATOM}entry"):
+        parsed = parse_arxiv_id(entry.findtext(f"{ATOM}id", ""))
+        if parsed and parsed[0] in wanted:
+            rows.append(
+                {
+                    "id": parsed[0],
+                    "title": entry.findtext(f"{ATOM}title", ""),
+                    "abstract": entry.findtext(f"{ATOM}summary", ""),
+                }
+            )
+    out.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return out
+
+
+def load_labels() -> dict[tuple[str, str], str]:
+    rows = [json.loads(line) for line in require(LABELS).read_text().splitlines() if line.strip()]
+    return {(r["source"], r["id"]): r["label"] for r in rows}
+
+
+def ingest(ws: Workspace, paths: list[Path]) -> None:
+    conn = ws.connect()
+    run_id = start_run(conn, "bench ingest")
+    ingest_plan(ws, conn, expand_paths(paths, None, ws.settings.ingest.chunk_tokens), run_id, quiet)
+    conn.close()
+
+
+def paper_key(conn, source: str, item_id: str) -> str | None:  # type: ignore[no-untyped-def]
+    if source == "abstracts":
+        return f"h:{item_id[:16]}"
+    row = conn.execute(
+        "SELECT id FROM papers WHERE id = ? OR title = ?", (item_id, item_id)
+    ).fetchone()
+    return row[0] if row else None
+
+
+def triage_benchmark(tmp: Path) -> None:
+    labels = load_labels()
+    ws = init_workspace(tmp / "triage")
+    feed_ids = {i for (s, i) in labels if s == "arxiv_feed"}
+    seed = require(SHARED / "seeds" / "004-abstracts-llm-inference.txt")
+    ingest(
+        ws,
+        [
+            seed,
+            ROOT / "src" / "frontier" / "data" / "sample_papers.jsonl",
+            feed_records(feed_ids, tmp / "feed.jsonl"),
+        ],
+    )
+    assert len(list(read_abstracts(seed))) >= 60
+    conn = ws.connect()
+    run_id = start_run(conn, "bench triage")
+    embedder = load_embedder()
+    papers = store.papers_to_curate(conn)
+    lines = scope_lines(ws.settings)
+    llm = LLM(ws.settings.llm, conn, run_id=run_id, command="bench", use_cache=False)
+    ctx = Context(
+        conn,
+        ws.settings,
+        llm,
+        run_id,
+        ensure_paper_vectors(conn, embedder, list(papers)),
+        lines,
+        embed_texts(embedder, [x.text for x in lines]),
+        lambda t: embed_texts(embedder, t),
+        quiet,
+    )
+    started = time.perf_counter()
+
+    async def run() -> None:
+        await triage_step(ctx, papers)
+        await llm.aclose()
+
+    asyncio.run(run())
+    elapsed = time.perf_counter() - started
+    decided = {
+        r[0]: (r[1], r[2]) for r in conn.execute("SELECT paper_id, topic, stage FROM triage")
+    }
+    calls = conn.execute(
+        "SELECT COUNT(*) FROM llm_calls WHERE run_id = ? AND cache_hit = 0", (run_id,)
+    ).fetchone()[0]
+    report_triage(conn, labels, decided, calls, len(papers), elapsed, ctx.failures)
+
+
+def report_triage(conn, labels, decided, calls, n_papers, elapsed, failures) -> None:  # type: ignore[no-untyped-def]
+    truth: dict[str, str] = {}
+    for (source, item_id), label in labels.items():
+        key = paper_key(conn, source, item_id)
+        if key:
+            truth[key] = label
+    biggest = Counter(truth.values()).most_common(1)[0][0]
+    print(f"Triage of {len(truth)} labelled items ({n_papers} papers in the KB), {elapsed:.0f} s")
+    print(
+        f"  decided by: {dict(Counter(stage for _, stage in decided.values()))}, failures: {len(failures)}"
+    )
+    print(f"  LLM calls per paper: {calls / max(n_papers, 1):.2f}  (target <= 0.3)")
+    print(
+        f"  topic distribution: {dict(Counter(topic or 'out-of-field' for topic, _ in decided.values()))}"
+    )
+    print(f"\n  {'label':<22}{'items':>6}{'ours':>8}{'biggest-topic baseline':>25}")
+    for label in sorted(set(truth.values())):
+        items = [k for k, v in truth.items() if v == label]
+        ours = sum(1 for k in items if decided.get(k, ("?", ""))[0] == label) / len(items)
+        base = 1.0 if label == biggest else 0.0
+        print(f"  {label or 'out-of-field':<22}{len(items):>6}{ours:>8.0%}{base:>25.0%}")
+    total = sum(1 for k, v in truth.items() if decided.get(k, ("?", ""))[0] == v) / len(truth)
+    base_total = sum(1 for v in truth.values() if v == biggest) / len(truth)
+    print(f"  {'all':<22}{len(truth):>6}{total:>8.0%}{base_total:>25.0%}")
+
+
+def claims_benchmark(tmp: Path, limit: int) -> None:
+    ws = init_workspace(tmp / "pdfs")
+    pdfs = sorted(require(SHARED / "corpus" / "pdfs").glob("*.pdf"))[:limit]
+    folder = tmp / "some_pdfs"
+    folder.mkdir()
+    for pdf in pdfs:
+        (folder / pdf.name).symlink_to(pdf)
+    ingest(ws, [folder])
+    for label, cache in (("cold", False), ("warm", True)):
+        started = time.perf_counter()
+        result = curate_workspace(ws, quiet, use_cache=cache)
+        elapsed = time.perf_counter() - started
+        conn = ws.connect()
+        tokens = conn.execute(
+            "SELECT COALESCE(SUM(prompt_tokens + completion_tokens), 0) FROM llm_calls "
+            "WHERE run_id = ?",
+            (result["run_id"],),
+        ).fetchone()[0]
+        n = len(pdfs)
+        print(
+            f"\nCuration of {n} PDFs, {label}: {elapsed:.0f} s, {n / elapsed * 60:.1f} papers/min, "
+            f"{tokens / n:.0f} LLM tokens/paper, {result['counts'].get('llm calls', 0)} LLM calls, "
+            f"{len(result['failures'])} failures"
+        )
+        conn.close()
+    conn = ws.connect()
+    with_eval = {
+        r[0]
+        for r in conn.execute("SELECT DISTINCT paper_id FROM sections WHERE kind = 'evaluation'")
+    }
+    with_claim = {
+        r[0] for r in conn.execute("SELECT DISTINCT paper_id FROM claims WHERE verified = 1")
+    }
+    verified, total = conn.execute("SELECT SUM(verified), COUNT(*) FROM claims").fetchone()
+    print(
+        f"Claims: {total} typed, {verified} verified; papers with an evaluation section that have a "
+        f"verified claim: {len(with_eval & with_claim)}/{len(with_eval)} "
+        f"({len(with_eval & with_claim) / max(len(with_eval), 1):.0%}, target >= 70%)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--skip-pdfs", action="store_true")
+    parser.add_argument("--pdf-limit", type=int, default=38)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        triage_benchmark(tmp)
+        if not args.skip_pdfs:
+            claims_benchmark(tmp, args.pdf_limit)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""`frontier curate` and `frontier update` (the daily pipeline)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from frontier import render_cli
+from frontier.curate.run import curate as run_curation
+from frontier.store.runs import finish_run, start_run
+from frontier.workspace import Workspace, open_workspace
+
+
+def curate_workspace(ws: Workspace, console: Console, use_cache: bool = True) -> dict[str, Any]:
+    """Run curation inside a recorded run; returns counts and per-paper failures."""
+    with contextlib.closing(ws.connect()) as conn:
+        run_id = start_run(conn, "curate")
+        try:
+            ctx = asyncio.run(run_curation(ws.settings, conn, run_id, console, use_cache))
+        except KeyboardInterrupt:
+            finish_run(conn, run_id, "interrupted", {})
+            raise
+        except BaseException:
+            finish_run(conn, run_id, "failed", {})
+            raise
+        failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
+        summary = {"counts": ctx.counts, "failures": len(failures)}
+        finish_run(conn, run_id, "ok" if not failures else "with problems", summary)
+    return {"run_id": run_id, "counts": ctx.counts, "failures": failures}
+
+
+def curate(workspace: Path | None, json_out: bool, use_cache: bool, console: Console) -> int:
+    ws = open_workspace(workspace)
+    result = curate_workspace(ws, console, use_cache)
+    if json_out:
+        render_cli.print_json(console, result)
+    else:
+        print_curation(console, result)
+    return 1 if result["failures"] else 0
+
+
+def print_curation(console: Console, result: dict[str, Any]) -> None:
+    counts = result["counts"]
+    parts = [f"{key} {value}" for key, value in sorted(counts.items())]
+    console.print("Curation: " + (", ".join(parts) if parts else "nothing to do"))
+    for failure in result["failures"][:20]:
+        console.print(
+            f"[red]failed[/] {failure['paper']} ({failure['step']}): {failure['error']}",
+            markup=True,
+        )
+    if len(result["failures"]) > 20:
+        console.print(f"... and {len(result['failures']) - 20} more failures")

@@ -1,0 +1,74 @@
+"""Sentences that carry a measured number with a unit, with their page: found by code."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_UNIT = (
+    r"(?:×|x(?![a-z])|%|percent|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|QPS|"
+    r"[KMGT]B/s|[KMGT]i?B|ms|µs|us|s(?![a-z])|seconds|minutes|hours|bits?|-bit|bit|"
+    r"TFLOPS|GFLOPS|W(?![a-z])|J(?![a-z])|\$|USD|GPUs?|B(?![a-z])|M(?![a-z])|K(?![a-z]))"
+)
+_NUMBER_UNIT = re.compile(
+    rf"(?P<value>\$?\d+(?:[.,]\d+)?(?:\s*[-–]\s*\d+(?:\.\d+)?)?)\s?(?P<unit>{_UNIT})", re.IGNORECASE
+)
+_CUE = re.compile(
+    r"\b(?:speed ?ups?|faster|slower|improv\w*|reduc\w*|increas\w*|decreas\w*|outperform\w*|"
+    r"achiev\w*|higher|lower|less|more|throughput|latency|memory|accuracy|perplexity|cost|"
+    r"compared|than|up to|while)\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+_PREFERRED_SECTIONS = {"abstract": 3, "evaluation": 2, "introduction": 2, "conclusion": 1}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    page: int | None
+    section: str
+    sentence: str
+    values: tuple[str, ...]  # numbers as printed, e.g. '2.5', '2-4'
+    units: tuple[str, ...]
+    score: float
+
+
+def _numbers_with_units(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    values, units = [], []
+    for match in _NUMBER_UNIT.finditer(sentence):
+        values.append(match.group("value").lstrip("$").replace("–", "-").replace(" ", ""))
+        units.append("$" if match.group("value").startswith("$") else match.group("unit"))
+    return tuple(dict.fromkeys(values)), tuple(dict.fromkeys(units))
+
+
+def _score(sentence: str, section: str, n_values: int) -> float:
+    cues = len(_CUE.findall(sentence))
+    table_like = max(0, n_values - 4) * 2  # rows of tables and figure labels, not statements
+    return (
+        cues
+        + min(n_values, 4)
+        + _PREFERRED_SECTIONS.get(section, 0)
+        - table_like
+        - len(sentence) / 400
+    )
+
+
+def find_candidates(chunks: list[tuple[int | None, str, str]], limit: int) -> list[Candidate]:
+    """The best claim-bearing sentences from (page, section, text) chunks, one per sentence."""
+    found: dict[str, Candidate] = {}
+    for page, section, text in chunks:
+        sentences = (
+            s for part in text.split("\n") for s in _SENTENCE.split(" ".join(part.split()))
+        )
+        for sentence in sentences:
+            if not 30 <= len(sentence) <= 400:
+                continue
+            values, units = _numbers_with_units(sentence)
+            if not values or not _CUE.search(sentence):
+                continue
+            candidate = Candidate(
+                page, section, sentence, values, units, _score(sentence, section, len(values))
+            )
+            found.setdefault(sentence, candidate)
+    ranked = sorted(found.values(), key=lambda c: (-c.score, c.page or 0, c.sentence))
+    return ranked[:limit]

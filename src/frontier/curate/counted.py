@@ -1,0 +1,94 @@
+"""Firsts and coverage, computed from the KB's own counts in date order — never guessed."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+
+from frontier.curate.relations import Relation
+from frontier.curate.steps import Context
+from frontier.store import curation as store
+
+# unit families whose first verified figure in the KB is worth saying
+_FAMILIES = {
+    "$": "cost",
+    "USD": "cost",
+    "J": "energy",
+    "W": "power",
+    "tokens/s": "tokens-per-second",
+    "tok/s": "tokens-per-second",
+    "tokens per second": "tokens-per-second",
+}
+
+
+def counted_relations(ctx: Context, papers: list[sqlite3.Row]) -> None:
+    """Recompute every first and coverage relation; papers are walked oldest first."""
+    rows: list[tuple[str, str, Relation]] = []
+    seen_entities: set[str] = set()
+    seen_families: set[str] = set()
+    covered: dict[str, set[str]] = {}
+    names = {e.slug: e.name for e in ctx.settings.entities}
+    for paper in papers:  # already ordered by date, then id
+        topics = store.topics_of(ctx.conn, paper["id"])
+        if not topics:
+            continue
+        found = _firsts(ctx.conn, paper["id"], seen_entities, seen_families, names)
+        for topic in topics:
+            rows += [(paper["id"], topic, r) for r in found]
+            line = _nearest_in_scope(ctx, paper["id"], topic)
+            if line and line not in covered.setdefault(topic, set()):
+                covered[topic].add(line)
+                rows.append(
+                    (
+                        paper["id"],
+                        topic,
+                        Relation("coverage", line, f"the first entry in {topic} on {line}"),
+                    )
+                )
+    store.replace_counted_relations(ctx.conn, rows)
+    ctx.bump("counted relations", len(rows))
+
+
+def _firsts(
+    conn: sqlite3.Connection,
+    paper_id: str,
+    seen_entities: set[str],
+    seen_families: set[str],
+    names: dict[str, str],
+) -> list[Relation]:
+    found = []
+    for (slug,) in conn.execute(
+        "SELECT DISTINCT target FROM relations WHERE paper_id = ? AND kind = 'entity' ORDER BY target",
+        (paper_id,),
+    ):
+        if slug not in seen_entities:
+            seen_entities.add(slug)
+            found.append(
+                Relation(
+                    "first",
+                    f"entity:{slug}",
+                    f"the first source in this KB naming {names.get(slug, slug)}",
+                )
+            )
+    for (unit,) in conn.execute(
+        "SELECT DISTINCT unit FROM claims WHERE paper_id = ? AND verified = 1 ORDER BY unit",
+        (paper_id,),
+    ):
+        family = _FAMILIES.get(unit)
+        if family and family not in seen_families:
+            seen_families.add(family)
+            found.append(
+                Relation(
+                    "first", f"metric:{family}", f"the first verified {family} figure in this KB"
+                )
+            )
+    return found
+
+
+def _nearest_in_scope(ctx: Context, paper_id: str, topic: str) -> str | None:
+    indices = [i for i, line in enumerate(ctx.lines) if line.owner == topic and line.kind == "in"]
+    if not indices or paper_id not in ctx.vectors:
+        return None
+    sims = ctx.line_vectors[indices] @ ctx.vectors[paper_id]
+    return ctx.lines[indices[int(np.argmax(sims))]].text

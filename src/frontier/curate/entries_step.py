@@ -1,0 +1,84 @@
+"""Entries: rewritten only when the paper's verified claims, relations or prompt changed."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from frontier.curate.claims import ClaimRow
+from frontier.curate.entry import write_entry
+from frontier.curate.relations import Relation
+from frontier.curate.steps import Context
+from frontier.llm.prompts import load_prompt
+from frontier.llm.records import LLMFailure
+from frontier.store import curation as store
+
+
+def _verified_claims(conn: sqlite3.Connection, paper_id: str) -> list[ClaimRow]:
+    rows = conn.execute(
+        "SELECT metric, value, value_text, unit, direction, baseline, model_name, hardware, condition, "
+        "page, quote, verified, verify_note, model, prompt_version FROM claims "
+        "WHERE paper_id = ? AND verified = 1 ORDER BY id",
+        (paper_id,),
+    )
+    return [ClaimRow(*row) for row in rows]
+
+
+def _names(conn: sqlite3.Connection) -> dict[str, str]:
+    names = {
+        f"entity:{slug}": name for slug, name in conn.execute("SELECT slug, name FROM entities")
+    }
+    names |= {f"gap:{i}": text for i, text in conn.execute("SELECT id, text FROM gaps")}
+    names |= {f"conflict:{i}": text for i, text in conn.execute("SELECT id, text FROM conflicts")}
+    return names
+
+
+async def entries_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
+    prompt = load_prompt("entry")
+    names = _names(ctx.conn)
+    jobs = []
+    for paper in papers:
+        claims = _verified_claims(ctx.conn, paper["id"])
+        for topic in store.topics_of(ctx.conn, paper["id"]):
+            relations = [
+                Relation(r["kind"], r["target"], r["detail"], r["evidence"], r["stage"])
+                for r in store.relations_of(ctx.conn, paper["id"], topic)
+            ]
+            key = store.digest(
+                prompt.tag,
+                paper["title"],
+                paper["abstract"],
+                topic,
+                [c.__dict__ for c in claims],
+                [r.__dict__ for r in relations],
+                {
+                    k: v
+                    for k, v in names.items()
+                    if k.split(":", 1)[1] in {r.target for r in relations}
+                },
+            )
+            if store.entry_hash(ctx.conn, paper["id"], topic) != key:
+                jobs.append((paper, topic, claims, relations, key))
+
+    async def work(job: tuple) -> tuple[str, str]:  # type: ignore[type-arg]
+        paper, topic, claims, relations, _ = job
+        title = ctx.settings.topic(topic).title
+        return await write_entry(
+            ctx.llm,
+            prompt,
+            ctx.settings.field.name,
+            title,
+            paper["title"],
+            paper["abstract"] or "",
+            claims,
+            relations,
+            names,
+        )
+
+    results = await ctx.bounded(jobs, work, "entries") if jobs else []
+    for (paper, topic, _, _, key), result in zip(jobs, results, strict=True):
+        if isinstance(result, LLMFailure):
+            ctx.failures.append((paper["id"], "entry", str(result)))
+            continue
+        text, model = result
+        store.save_entry(ctx.conn, paper["id"], topic, text, model, prompt.tag, ctx.run_id, key)
+        ctx.bump("entries")

@@ -1,0 +1,267 @@
+"""The curation steps, each incremental: a paper is redone only when what it depends on changed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+
+from frontier.config import Settings
+from frontier.curate.candidates import Candidate, find_candidates
+from frontier.curate.claims import ClaimRow, type_claim
+from frontier.curate.relations import Relation, confirm_relation, entity_relations
+from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
+from frontier.curate.triage import Decision, decide_by_embedding, decide_by_llm
+from frontier.llm.client import LLM
+from frontier.llm.pool import run_bounded
+from frontier.llm.prompts import load_prompt
+from frontier.llm.records import LLMFailure
+from frontier.store import curation as store
+
+
+@dataclass
+class Context:
+    """What every step needs: the store, the model, the vectors, the config and the report."""
+
+    conn: sqlite3.Connection
+    settings: Settings
+    llm: LLM
+    run_id: int
+    vectors: dict[str, np.ndarray]
+    lines: list[ScopeLine]
+    line_vectors: np.ndarray
+    embed: Callable[[list[str]], np.ndarray]
+    console: Console
+    failures: list[tuple[str, str, str]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def bump(self, key: str, by: int = 1) -> None:
+        self.counts[key] = self.counts.get(key, 0) + by
+
+    async def bounded(
+        self, items: list[Any], work: Callable[[Any], Awaitable[Any]], label: str
+    ) -> list[Any]:
+        return await run_bounded(items, work, self.settings.llm.max_in_flight, label, self.console)
+
+
+def _gap_vectors(ctx: Context, rows: list[sqlite3.Row]) -> np.ndarray:
+    return ctx.embed([row["text"] for row in rows])
+
+
+async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
+    prompt = load_prompt("triage")
+    scope_key = store.digest(
+        [t.model_dump() for t in ctx.settings.topics], ctx.settings.curate.model_dump(), prompt.tag
+    )
+    todo = []
+    for paper in papers:
+        key = store.digest(
+            scope_key, paper["title"], paper["abstract"], paper["source"], paper["published"]
+        )
+        if store.step_hash(ctx.conn, paper["id"], "triage") != key:
+            todo.append((paper, key))
+    gaps = store.open_items(ctx.conn, "gaps")
+    gap_vectors = _gap_vectors(ctx, gaps)
+    ambiguous = []
+    for paper, key in todo:
+        decision = decide_by_embedding(
+            ctx.line_vectors @ ctx.vectors[paper["id"]], ctx.lines, ctx.settings.curate
+        )
+        if decision is None:
+            ambiguous.append((paper, key))
+        else:
+            _save_decision(ctx, paper, key, decision, gaps, gap_vectors)
+    topics = [t.slug for t in ctx.settings.topics]
+
+    async def judge(item: tuple[sqlite3.Row, str]) -> Decision:
+        paper, _ = item
+        return await decide_by_llm(
+            ctx.llm,
+            prompt,
+            ctx.settings.field.name,
+            ctx.lines,
+            topics,
+            paper["title"],
+            paper["abstract"] or "",
+        )
+
+    for (paper, key), result in zip(
+        ambiguous, await ctx.bounded(ambiguous, judge, "triage"), strict=True
+    ):
+        if isinstance(result, LLMFailure):
+            ctx.failures.append((paper["id"], "triage", str(result)))
+        else:
+            _save_decision(ctx, paper, key, result, gaps, gap_vectors)
+
+
+def _save_decision(
+    ctx: Context,
+    paper: sqlite3.Row,
+    key: str,
+    decision: Decision,
+    gaps: list[sqlite3.Row],
+    gap_vectors: np.ndarray,
+) -> None:
+    boundary = False
+    if decision.destination != OUT_OF_FIELD and _outside_window(ctx, paper, decision.destination):
+        boundary, decision = _boundary(ctx, paper, decision, gaps, gap_vectors)
+    ctx.bump(f"triage:{decision.stage}")
+    row = {
+        "topic": decision.destination,
+        "stage": decision.stage,
+        "reason": decision.reason,
+        "scope_line": decision.scope_line,
+        "score": round(decision.score, 4),
+        "boundary": boundary,
+        "model": decision.model,
+        "prompt_version": decision.prompt_version,
+    }
+    store.save_triage(ctx.conn, paper["id"], [row], key, ctx.run_id)
+
+
+def _outside_window(ctx: Context, paper: sqlite3.Row, topic: str) -> bool:
+    """The window bounds automatic intake (arXiv discovery), not what a user adds by hand."""
+    if paper["source"] != "arxiv" or not paper["published"]:
+        return False
+    window = ctx.settings.topic(topic).window_days
+    return dt.date.fromisoformat(paper["published"][:10]) < dt.date.today() - dt.timedelta(
+        days=window
+    )
+
+
+def _boundary(
+    ctx: Context,
+    paper: sqlite3.Row,
+    decision: Decision,
+    gaps: list[sqlite3.Row],
+    gap_vectors: np.ndarray,
+) -> tuple[bool, Decision]:
+    """Outside the window: kept only when it strongly matches an open gap of the topic."""
+    window = ctx.settings.topic(decision.destination).window_days
+    own = [i for i, gap in enumerate(gaps) if gap["topic"] == decision.destination]
+    if own:
+        sims = gap_vectors[own] @ ctx.vectors[paper["id"]]
+        best = int(np.argmax(sims))
+        if float(sims[best]) >= ctx.settings.curate.gap_similarity + 0.1:
+            gap = gaps[own[best]]
+            decision.reason += (
+                f"; outside the {window}-day window, taken as a boundary case for "
+                f'the open gap "{gap["text"]}"'
+            )
+            return True, decision
+    return False, Decision(
+        OUT_OF_FIELD,
+        decision.stage,
+        f"outside the {window}-day discovery window of {decision.destination}",
+        decision.scope_line,
+        decision.score,
+        decision.model,
+        decision.prompt_version,
+    )
+
+
+async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
+    prompt = load_prompt("claim")
+    limit = ctx.settings.curate.max_claims_per_paper
+    jobs: list[tuple[sqlite3.Row, str, Candidate, str | None]] = []
+    keys: dict[str, str] = {}
+    for paper in papers:
+        if not store.topics_of(ctx.conn, paper["id"]):
+            continue
+        chunks = store.chunks_of(ctx.conn, paper["id"])
+        key = store.digest(chunks, prompt.tag, limit)
+        if store.step_hash(ctx.conn, paper["id"], "claims") == key:
+            continue
+        keys[paper["id"]] = key
+        pages = dict(store.pages_of(ctx.conn, paper["id"]))
+        for candidate in find_candidates(chunks, limit):
+            text = pages.get(candidate.page) if candidate.page else paper["abstract"]
+            jobs.append((paper, key, candidate, text))
+
+    async def work(job: tuple[sqlite3.Row, str, Candidate, str | None]) -> ClaimRow:
+        paper, _, candidate, text = job
+        return await type_claim(ctx.llm, prompt, paper["title"], candidate, text)
+
+    results = await ctx.bounded(jobs, work, "claims") if jobs else []
+    by_paper: dict[str, list[ClaimRow]] = {pid: [] for pid in keys}
+    failed: set[str] = set()
+    for (paper, _, _, _), result in zip(jobs, results, strict=True):
+        if isinstance(result, LLMFailure):
+            failed.add(paper["id"])
+            ctx.failures.append((paper["id"], "claims", str(result)))
+        else:
+            by_paper[paper["id"]].append(result)
+    for paper_id, claims in by_paper.items():
+        if paper_id not in failed:
+            store.save_claims(ctx.conn, paper_id, claims, keys[paper_id], ctx.run_id)
+            ctx.bump("claims", len(claims))
+            ctx.bump("claims:verified", sum(c.verified for c in claims))
+
+
+async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
+    prompt = load_prompt("relate")
+    gaps, conflicts = store.open_items(ctx.conn, "gaps"), store.open_items(ctx.conn, "conflicts")
+    theses = [(t.slug, text) for t in ctx.settings.topics for text in t.theses]
+    items = (
+        [("gap", str(g["id"]), g["topic"], g["text"]) for g in gaps]
+        + [("conflict", str(c["id"]), c["topic"], c["text"]) for c in conflicts]
+        + [("thesis", text, slug, text) for slug, text in theses]
+    )
+    item_vectors = ctx.embed([text for *_, text in items])
+    entities = ctx.settings.entities
+    base = store.digest(
+        items, [e.model_dump() for e in entities], prompt.tag, ctx.settings.curate.gap_similarity
+    )
+    for paper in papers:
+        topics = store.topics_of(ctx.conn, paper["id"])
+        if not topics:
+            continue
+        pages = store.pages_of(ctx.conn, paper["id"])
+        key = store.digest(base, paper["title"], paper["abstract"], topics, store.digest(pages))
+        if store.step_hash(ctx.conn, paper["id"], "relations") == key:
+            continue
+        found = entity_relations(entities, paper["title"], paper["abstract"] or "", pages)
+        sims = item_vectors @ ctx.vectors[paper["id"]] if items else np.zeros(0)
+        candidates = [
+            (items[i], float(sims[i]))
+            for i in range(len(items))
+            if sims[i] >= ctx.settings.curate.gap_similarity
+            and (items[i][0] == "thesis" or items[i][2] in topics)
+        ]
+
+        async def confirm(
+            candidate: tuple[tuple[str, str, str, str], float], paper: sqlite3.Row = paper
+        ) -> Relation | None:
+            (kind, target, _, text), similarity = candidate
+            return await confirm_relation(
+                ctx.llm,
+                prompt,
+                ctx.settings.field.name,
+                kind,
+                target,
+                text,
+                paper["title"],
+                paper["abstract"] or "",
+                similarity,
+            )
+
+        confirmed = await ctx.bounded(candidates, confirm, "relations") if candidates else []
+        if any(isinstance(r, LLMFailure) for r in confirmed):
+            ctx.failures += [
+                (paper["id"], "relations", str(r)) for r in confirmed if isinstance(r, LLMFailure)
+            ]
+            continue
+        by_topic: dict[str, list[Relation]] = {topic: list(found) for topic in topics}
+        for (item, _), relation in zip(candidates, confirmed, strict=True):
+            if relation is None:
+                continue
+            for topic in topics:
+                if item[0] == "thesis" or item[2] == topic:
+                    by_topic[topic].append(relation)
+        store.save_relations(ctx.conn, paper["id"], by_topic, key)
+        ctx.bump("relations", sum(len(v) for v in by_topic.values()))

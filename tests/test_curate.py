@@ -166,6 +166,6 @@ def test_instructions_in_an_abstract_change_no_other_paper(tmp_path: Path) -> No
             for r in injected.execute("SELECT text FROM entries WHERE paper_id = ?", (paper_id,))
         ]
         assert got_entry == want_entry
-    assert (
-        injected.execute("SELECT COUNT(*) FROM triage WHERE topic = 'hardware'").fetchone()[0] <= 1
-    )
+    hardware = "SELECT COUNT(*) FROM triage WHERE topic = 'hardware'"
+    # the injected paper may land in hardware on its own merits; nothing else may follow it there
+    assert injected.execute(hardware).fetchone()[0] <= clean.execute(hardware).fetchone()[0] + 1

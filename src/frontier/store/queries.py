@@ -16,6 +16,11 @@ def counts(conn: sqlite3.Connection) -> dict[str, int]:
         "chunks": one("SELECT COUNT(*) FROM chunks"),
         "with_warnings": one("SELECT COUNT(*) FROM papers WHERE warnings != '[]'"),
         "rejected_files": len(rejected_files(conn)),
+        "in_field": one("SELECT COUNT(DISTINCT paper_id) FROM triage WHERE topic != ''"),
+        "out_of_field": one("SELECT COUNT(DISTINCT paper_id) FROM triage WHERE topic = ''"),
+        "claims_verified": one("SELECT COUNT(*) FROM claims WHERE verified = 1"),
+        "claims_unverified": one("SELECT COUNT(*) FROM claims WHERE verified = 0"),
+        "entries": one("SELECT COUNT(*) FROM entries"),
     }
 
 

@@ -41,6 +41,7 @@ from frontier.workspace import Workspace, init_workspace
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 LABELS = ROOT / "benchmarks" / "data" / "triage_labels.jsonl"
+FIELD_ITEMS = ROOT / "benchmarks" / "data" / "field_items.jsonl"  # hand-written, to balance topics
 FEED = (
     SHARED
     / "corpus"
@@ -110,6 +111,7 @@ def triage_benchmark(tmp: Path) -> None:
             seed,
             ROOT / "src" / "frontier" / "data" / "sample_papers.jsonl",
             feed_records(feed_ids, tmp / "feed.jsonl"),
+            require(FIELD_ITEMS),
         ],
     )
     assert len(list(read_abstracts(seed))) >= 60
@@ -163,14 +165,18 @@ def report_triage(conn, labels, decided, calls, n_papers, elapsed, failures) -> 
         f"  topic distribution: {dict(Counter(topic or 'out-of-field' for topic, _ in decided.values()))}"
     )
     print(f"\n  {'label':<22}{'items':>6}{'ours':>8}{'biggest-topic baseline':>25}")
+    per_label: list[float] = []
     for label in sorted(set(truth.values())):
         items = [k for k, v in truth.items() if v == label]
         ours = sum(1 for k in items if decided.get(k, ("?", ""))[0] == label) / len(items)
+        per_label.append(ours)
         base = 1.0 if label == biggest else 0.0
         print(f"  {label or 'out-of-field':<22}{len(items):>6}{ours:>8.0%}{base:>25.0%}")
     total = sum(1 for k, v in truth.items() if decided.get(k, ("?", ""))[0] == v) / len(truth)
     base_total = sum(1 for v in truth.values() if v == biggest) / len(truth)
     print(f"  {'all':<22}{len(truth):>6}{total:>8.0%}{base_total:>25.0%}")
+    macro = sum(per_label) / len(per_label)
+    print(f"  {'mean over labels':<22}{'':>6}{macro:>8.0%}{1 / len(per_label):>25.0%}")
 
 
 def claims_benchmark(tmp: Path, limit: int) -> None:

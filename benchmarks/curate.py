@@ -156,6 +156,8 @@ def report_triage(conn, labels, decided, calls, n_papers, elapsed, failures) -> 
         if key:
             truth[key] = label
     biggest = Counter(truth.values()).most_common(1)[0][0]
+    seed_ids = [paper_key(conn, s, i) for (s, i) in labels if s == "abstracts"]
+    seed_topics = Counter((decided.get(k or "", ("?", ""))[0] or "out-of-field") for k in seed_ids)
     print(f"Triage of {len(truth)} labelled items ({n_papers} papers in the KB), {elapsed:.0f} s")
     print(
         f"  decided by: {dict(Counter(stage for _, stage in decided.values()))}, failures: {len(failures)}"
@@ -164,6 +166,7 @@ def report_triage(conn, labels, decided, calls, n_papers, elapsed, failures) -> 
     print(
         f"  topic distribution: {dict(Counter(topic or 'out-of-field' for topic, _ in decided.values()))}"
     )
+    print(f"  of the {len(seed_ids)} bare seed abstracts: {dict(seed_topics)}")
     print(f"\n  {'label':<22}{'items':>6}{'ours':>8}{'biggest-topic baseline':>25}")
     per_label: list[float] = []
     for label in sorted(set(truth.values())):

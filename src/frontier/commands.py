@@ -34,6 +34,7 @@ def _run(conn: sqlite3.Connection, command: str, args: str) -> Iterator[tuple[in
         yield run_id, report
     except KeyboardInterrupt:
         finish_run(conn, run_id, "interrupted", {"counts": report.counts()})
+        render_cli.note_interrupted()
         raise
     except BaseException:
         finish_run(conn, run_id, "failed", {"counts": report.counts()})

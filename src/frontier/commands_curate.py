@@ -23,6 +23,7 @@ def curate_workspace(ws: Workspace, console: Console, use_cache: bool = True) ->
             ctx = asyncio.run(run_curation(ws.settings, conn, run_id, console, use_cache))
         except KeyboardInterrupt:
             finish_run(conn, run_id, "interrupted", {})
+            render_cli.note_interrupted()
             raise
         except BaseException:
             finish_run(conn, run_id, "failed", {})

@@ -86,6 +86,10 @@ def llm_ask(
             finish_run(conn, run_id, "failed", {"error": str(failure)})
             console.print(f"[red]{failure}[/]")
             return 1
+        except KeyboardInterrupt:
+            finish_run(conn, run_id, "interrupted", {})
+            render_cli.note_interrupted()
+            raise
         finish_run(conn, run_id, "ok", {"cached": result.cached})
     if think and result.reasoning:
         console.rule("reasoning")

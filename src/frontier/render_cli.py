@@ -21,6 +21,13 @@ _STYLE = {
 }
 
 
+def note_interrupted() -> None:
+    """What Ctrl-C leaves behind, said once on stderr (the CLI then exits with 130)."""
+    Console(stderr=True, soft_wrap=True).print(
+        "[yellow]interrupted[/] — everything finished so far is stored; run the same command again to resume"
+    )
+
+
 def print_json(console: Console, data: Any) -> None:
     console.print_json(json.dumps(data, default=str))
 

@@ -1,0 +1,52 @@
+"""Ctrl-C in the middle of curation: a clean exit (130, one line), the run marked interrupted,
+finished LLM calls kept in the ledger once each, and no model server left behind."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import REPO, run_cli
+
+pytestmark = pytest.mark.slow
+
+
+def _servers() -> set[int]:
+    out = subprocess.run(["pgrep", "-f", "llama_cpp.server"], capture_output=True, text=True).stdout
+    return {int(pid) for pid in out.split()}
+
+
+def test_ctrl_c_during_curation(workspace: Path) -> None:
+    sample = REPO / "src" / "frontier" / "data" / "sample_papers.jsonl"
+    assert run_cli("-w", str(workspace), "ingest", str(sample)).code == 0
+    before = _servers()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "frontier", "-w", str(workspace), "curate"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    db = workspace / ".frontier" / "frontier.db"
+    deadline = time.monotonic() + 300
+    calls = 0
+    while calls < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.25)
+        with sqlite3.connect(db) as conn:
+            calls = conn.execute("SELECT COUNT(*) FROM llm_calls").fetchone()[0]
+    assert calls >= 2, "curation never reached the model"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    with sqlite3.connect(db) as conn:
+        status = conn.execute("SELECT status FROM runs WHERE command = 'curate'").fetchone()[0]
+        ids = [r[0] for r in conn.execute("SELECT call_id FROM llm_calls")]
+    assert status == "interrupted"
+    assert len(ids) >= 2 and len(ids) == len(set(ids))
+    time.sleep(1)
+    assert _servers() <= before

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
@@ -236,7 +236,3 @@ def _describe_validation_error(path: Path, exc: ValidationError) -> str:
         key = ".".join(str(part) for part in error["loc"]) or "(top level)"
         problems.append(f"key '{key}': {error['msg']}")
     return f"{path}: " + "; ".join(problems)
-
-
-def dump_for_display(settings: Settings) -> dict[str, Any]:
-    return settings.model_dump(mode="json")

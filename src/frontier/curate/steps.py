@@ -16,7 +16,7 @@ from frontier.curate.candidates import Candidate, find_candidates
 from frontier.curate.claims import ClaimRow, type_claim
 from frontier.curate.relations import Relation, confirm_relation, entity_relations
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
-from frontier.curate.triage import Decision, decide_by_embedding, decide_by_llm
+from frontier.curate.triage import Decision, decide_by_embedding, decide_by_llm, shortlist
 from frontier.llm.client import LLM
 from frontier.llm.pool import run_bounded
 from frontier.llm.prompts import load_prompt
@@ -69,30 +69,27 @@ async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     gap_vectors = _gap_vectors(ctx, gaps)
     ambiguous = []
     for paper, key in todo:
-        decision = decide_by_embedding(
-            ctx.line_vectors @ ctx.vectors[paper["id"]], ctx.lines, ctx.settings.curate
-        )
+        sims = ctx.line_vectors @ ctx.vectors[paper["id"]]
+        decision = decide_by_embedding(sims, ctx.lines, ctx.settings.curate)
         if decision is None:
-            ambiguous.append((paper, key))
+            ambiguous.append((paper, key, *shortlist(sims, ctx.lines, ctx.settings.curate)))
         else:
             _save_decision(ctx, paper, key, decision, gaps, gap_vectors)
-    topics = [t.slug for t in ctx.settings.topics]
 
-    async def judge(item: tuple[sqlite3.Row, str]) -> Decision:
-        paper, _ = item
+    async def judge(item: tuple[sqlite3.Row, str, list[ScopeLine], list[str]]) -> Decision:
+        paper, _, near, destinations = item
         return await decide_by_llm(
             ctx.llm,
             prompt,
             ctx.settings.field.name,
-            ctx.lines,
-            topics,
+            near,
+            destinations,
             paper["title"],
             paper["abstract"] or "",
         )
 
-    for (paper, key), result in zip(
-        ambiguous, await ctx.bounded(ambiguous, judge, "triage"), strict=True
-    ):
+    results = await ctx.bounded(ambiguous, judge, "triage")
+    for (paper, key, _, _), result in zip(ambiguous, results, strict=True):
         if isinstance(result, LLMFailure):
             ctx.failures.append((paper["id"], "triage", str(result)))
         else:

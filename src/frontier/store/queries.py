@@ -6,6 +6,8 @@ import json
 import sqlite3
 from typing import Any
 
+from frontier.store.db import now, transaction
+
 
 def counts(conn: sqlite3.Connection) -> dict[str, int]:
     one = lambda sql: int(conn.execute(sql).fetchone()[0])  # noqa: E731
@@ -81,15 +83,6 @@ def page_text(conn: sqlite3.Connection, paper_id: str, page: int) -> str | None:
     return row[0] if row else None
 
 
-def list_papers(conn: sqlite3.Connection, limit: int = 50) -> list[dict[str, Any]]:
-    rows = conn.execute(
-        "SELECT id, title, published, status, kind, n_pages FROM papers "
-        "ORDER BY COALESCE(published, added_at) DESC, id LIMIT ?",
-        (limit,),
-    )
-    return [dict(r) for r in rows]
-
-
 def known_content_hashes(conn: sqlite3.Connection) -> set[str]:
     return {
         r[0] for r in conn.execute("SELECT content_hash FROM papers WHERE content_hash IS NOT NULL")
@@ -107,8 +100,6 @@ def record_outcome(
     reason: str = "",
     paper_id: str | None = None,
 ) -> None:
-    from frontier.store.db import now, transaction
-
     with transaction(conn):
         conn.execute(
             "INSERT INTO ingest_outcomes (run_id, item, content_hash, outcome, code, reason, paper_id, at) "

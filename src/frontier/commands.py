@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -25,22 +27,29 @@ def init(directory: Path, force: bool) -> Workspace:
     return init_workspace(directory, force)
 
 
+@dataclass
+class RunOutcome:
+    """What a recorded run ends with; the command sets it before the run closes."""
+
+    id: int
+    status: str = "ok"
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
 @contextlib.contextmanager
-def _run(conn: sqlite3.Connection, command: str, args: str) -> Iterator[tuple[int, Report]]:
-    """Record the command as a run; interrupted or crashed runs are closed as such."""
-    run_id = start_run(conn, command, args)
-    report = Report()
+def recorded_run(conn: sqlite3.Connection, command: str, args: str = "") -> Iterator[RunOutcome]:
+    """Record a command as a run; interrupted or crashed runs are closed as such."""
+    outcome = RunOutcome(start_run(conn, command, args))
     try:
-        yield run_id, report
+        yield outcome
     except KeyboardInterrupt:
-        finish_run(conn, run_id, "interrupted", {"counts": report.counts()})
+        finish_run(conn, outcome.id, "interrupted", outcome.summary)
         render_cli.note_interrupted()
         raise
     except BaseException:
-        finish_run(conn, run_id, "failed", {"counts": report.counts()})
+        finish_run(conn, outcome.id, "failed", outcome.summary)
         raise
-    status = "ok" if report.exit_code() == 0 else "with problems"
-    finish_run(conn, run_id, status, {"counts": report.counts(), "exit_code": report.exit_code()})
+    finish_run(conn, outcome.id, outcome.status, outcome.summary)
 
 
 def _ingest(
@@ -52,16 +61,13 @@ def _ingest(
     fetch: bool,
     password: str | None = None,
 ) -> Report:
-    conn = ws.connect()
-    try:
-        with _run(conn, command, args) as (run_id, report):
-            plan = make_plan()
-            fetcher = pdf_fetcher(ws, password) if fetch else None
-            result = ingest_plan(ws, conn, plan, run_id, console, fetcher)
-            report.entries.extend(result.entries)
-        return report
-    finally:
-        conn.close()
+    with contextlib.closing(ws.connect()) as conn, recorded_run(conn, command, args) as run:
+        run.summary = {"counts": {}}
+        fetcher = pdf_fetcher(ws, password) if fetch else None
+        report = ingest_plan(ws, conn, make_plan(), run.id, console, fetcher)
+        run.status = "ok" if report.exit_code() == 0 else "with problems"
+        run.summary = {"counts": report.counts(), "exit_code": report.exit_code()}
+    return report
 
 
 def discover(

@@ -10,28 +10,19 @@ from typing import Any
 from rich.console import Console
 
 from frontier import render_cli
+from frontier.commands import recorded_run
 from frontier.curate.run import curate as run_curation
-from frontier.store.runs import finish_run, start_run
 from frontier.workspace import Workspace, open_workspace
 
 
 def curate_workspace(ws: Workspace, console: Console, use_cache: bool = True) -> dict[str, Any]:
     """Run curation inside a recorded run; returns counts and per-paper failures."""
-    with contextlib.closing(ws.connect()) as conn:
-        run_id = start_run(conn, "curate")
-        try:
-            ctx = asyncio.run(run_curation(ws.settings, conn, run_id, console, use_cache))
-        except KeyboardInterrupt:
-            finish_run(conn, run_id, "interrupted", {})
-            render_cli.note_interrupted()
-            raise
-        except BaseException:
-            finish_run(conn, run_id, "failed", {})
-            raise
+    with contextlib.closing(ws.connect()) as conn, recorded_run(conn, "curate") as run:
+        ctx = asyncio.run(run_curation(ws.settings, conn, run.id, console, use_cache))
         failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
-        summary = {"counts": ctx.counts, "failures": len(failures)}
-        finish_run(conn, run_id, "ok" if not failures else "with problems", summary)
-    return {"run_id": run_id, "counts": ctx.counts, "failures": failures}
+        run.status = "ok" if not failures else "with problems"
+        run.summary = {"counts": ctx.counts, "failures": len(failures)}
+    return {"run_id": run.id, "counts": ctx.counts, "failures": failures}
 
 
 def curate(workspace: Path | None, json_out: bool, use_cache: bool, console: Console) -> int:

@@ -13,12 +13,12 @@ from rich.console import Console
 from rich.table import Table
 
 from frontier import render_cli
+from frontier.commands import recorded_run
 from frontier.llm.client import LLM
 from frontier.llm.embedded import EmbeddedError
 from frontier.llm.ledger import cache_clear, usage_totals
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import ChatResult, LLMFailure
-from frontier.store.runs import finish_run, start_run
 from frontier.workspace import open_workspace
 
 
@@ -76,21 +76,19 @@ def llm_ask(
     ws = open_workspace(workspace)
     prompt = load_prompt("ask")
     messages = prompt.messages(field=ws.settings.field.name, question=question)
-    with contextlib.closing(ws.connect()) as conn:
-        run_id = start_run(conn, "llm ask", question[:200])
+    with (
+        contextlib.closing(ws.connect()) as conn,
+        recorded_run(conn, "llm ask", question[:200]) as run,
+    ):
         try:
             result = asyncio.run(
-                _ask(ws.settings.llm, conn, run_id, messages, prompt.tag, think, use_cache)
+                _ask(ws.settings.llm, conn, run.id, messages, prompt.tag, think, use_cache)
             )
         except LLMFailure as failure:
-            finish_run(conn, run_id, "failed", {"error": str(failure)})
+            run.status, run.summary = "failed", {"error": str(failure)}
             console.print(f"[red]{failure}[/]")
             return 1
-        except KeyboardInterrupt:
-            finish_run(conn, run_id, "interrupted", {})
-            render_cli.note_interrupted()
-            raise
-        finish_run(conn, run_id, "ok", {"cached": result.cached})
+        run.summary = {"cached": result.cached}
     if think and result.reasoning:
         console.rule("reasoning")
         console.print(result.reasoning, markup=False, highlight=False)

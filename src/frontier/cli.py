@@ -10,7 +10,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from frontier import cli_kb, commands, commands_curate, commands_llm, commands_pipeline
+from frontier import (
+    cli_kb,
+    cli_web,
+    commands,
+    commands_curate,
+    commands_llm,
+    commands_pipeline,
+)
 from frontier.config import ConfigError
 from frontier.workspace import WorkspaceError
 
@@ -56,6 +63,7 @@ def _ws() -> Path | None:
 
 
 cli_kb.register(app, _ws, console)
+cli_web.register(app, _ws, console)
 
 
 def _exit(code: int) -> None:

@@ -1,0 +1,232 @@
+"""The local web server: Starlette routes over the store, read-only unless edits are allowed."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import secrets
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from importlib import resources
+from urllib.parse import parse_qs
+
+from rich.console import Console
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from frontier import commands_kb
+from frontier.render.common import Context
+from frontier.store.queries import page_text
+from frontier.store.search import search
+from frontier.web import views
+from frontier.web.links import STATIC_FILES, Links
+from frontier.web.reads import KBCache, page_count, read_only, usage_rows
+from frontier.web.templating import render
+from frontier.workspace import Workspace
+
+SEARCH_LIMIT = 20
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+_PAGE_OF_PAPER = re.compile(r"^(?P<id>.+)/page/(?P<n>\d{1,6})$")
+_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+SECURITY_HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+class SecurityHeaders:
+    """Adds a strict content security policy and friends to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], *SECURITY_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def _static_assets() -> dict[str, tuple[bytes, str]]:
+    """The packaged assets, read once; nothing else is ever served from disk."""
+    folder = resources.files("frontier.web").joinpath("static")
+    assets = {}
+    for name in STATIC_FILES:
+        suffix = name[name.rfind(".") :]
+        assets[name] = (folder.joinpath(name).read_bytes(), _TYPES[suffix])
+    return assets
+
+
+class WebApp:
+    """Request handlers over one workspace; each request reads through its own connection."""
+
+    def __init__(self, ws: Workspace, allow_edits: bool) -> None:
+        self.ws = ws
+        self.allow_edits = allow_edits
+        self.csrf = secrets.token_urlsafe(24)
+        self.cache = KBCache(ws)
+        self.assets = _static_assets()
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[tuple[sqlite3.Connection, Context]]:
+        conn = read_only(self.ws.db_path)
+        try:
+            yield conn, self.cache.context(conn)
+        finally:
+            conn.close()
+
+    def page(self, view: views.View, ctx: Context | None, status: int = 200) -> HTMLResponse:
+        html = render(view, ctx, Links(), allow_edits=self.allow_edits, csrf=self.csrf)
+        return HTMLResponse(html, status_code=status)
+
+    def topics(self, request: Request) -> Response:
+        with self.reading() as (_conn, ctx):
+            return self.page(views.topics_view(ctx), ctx)
+
+    def topic(self, request: Request) -> Response:
+        with self.reading() as (_conn, ctx):
+            return self.page(views.topic_view(ctx, request.path_params["slug"]), ctx)
+
+    def frontier(self, request: Request) -> Response:
+        with self.reading() as (_conn, ctx):
+            return self.page(views.frontier_view(ctx, request.path_params["slug"]), ctx)
+
+    def paper(self, request: Request) -> Response:
+        """`/paper/ID` or `/paper/ID/page/N` (an id may itself hold a slash)."""
+        rest = request.path_params["rest"]
+        with self.reading() as (conn, ctx):
+            found = _PAGE_OF_PAPER.match(rest)
+            if found is None:
+                return self.page(views.paper_view(ctx, rest, page_count(conn, rest)), ctx)
+            paper_id, number = found["id"], int(found["n"])
+            claim = request.query_params.get("claim", "")
+            view = views.page_text_view(
+                ctx,
+                paper_id,
+                number,
+                page_text(conn, paper_id, number),
+                page_count(conn, paper_id),
+                int(claim) if claim.isdigit() else None,
+            )
+            return self.page(view, ctx)
+
+    def entity(self, request: Request) -> Response:
+        with self.reading() as (_conn, ctx):
+            return self.page(views.entity_view(ctx, request.path_params["slug"]), ctx)
+
+    def claims(self, request: Request) -> Response:
+        params = request.query_params
+        filters = {k: params.get(k, "").strip() for k in ("metric", "model", "hardware")}
+        with self.reading() as (conn, ctx):
+            counts = dict(conn.execute("SELECT id, n_pages FROM papers WHERE n_pages > 0"))
+            view = views.claims_view(ctx, counts, filters, params.get("sort", "newest"))
+            return self.page(view, ctx)
+
+    def search(self, request: Request) -> Response:
+        query = request.query_params.get("q", "").strip()
+        with self.reading() as (conn, ctx):
+            hits = search(conn, query, SEARCH_LIMIT) if query else []
+            return self.page(views.search_view(ctx, query, hits), ctx)
+
+    def usage(self, request: Request) -> Response:
+        with self.reading() as (conn, ctx):
+            runs, purposes, priced = usage_rows(conn, self.ws.settings.llm)
+            return self.page(views.usage_view(runs, purposes, priced), ctx)
+
+    def static(self, request: Request) -> Response:
+        asset = self.assets.get(request.path_params["name"])
+        if asset is None:
+            raise views.NotFound("No such file.")
+        return Response(asset[0], media_type=asset[1])
+
+    async def gap_action(self, request: Request) -> Response:
+        """Accept or reject a proposed gap: POST only, with --allow-edits and this page's token."""
+        if not self.allow_edits:
+            raise HTTPException(403, "Editing is off: start `frontier serve --allow-edits`.")
+        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+        if not secrets.compare_digest(form.get("csrf", [""])[0], self.csrf):
+            raise HTTPException(403, "The form is stale: reload the page and try again.")
+        gap_id, action = request.path_params["gap_id"], request.path_params["action"]
+        moves: dict[str, Callable[..., int]] = {
+            "accept": commands_kb.gaps_accept,
+            "reject": commands_kb.gaps_reject,
+        }
+        if action not in moves:
+            raise views.NotFound(f"No action '{action}' on gaps.")
+        try:
+            moves[action](self.ws.root, gap_id, Console(file=io.StringIO()))
+        except commands_kb.KBError as exc:
+            raise HTTPException(409, str(exc)) from None
+        topic = self._gap_topic(gap_id)
+        return RedirectResponse(Links().url("frontier", topic), status_code=303)
+
+    def _gap_topic(self, gap_id: int) -> str:
+        with contextlib.closing(read_only(self.ws.db_path)) as conn:
+            return str(conn.execute("SELECT topic FROM gaps WHERE id = ?", (gap_id,)).fetchone()[0])
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", self.topics),
+            Route("/topic/{slug}", self.topic),
+            Route("/topic/{slug}/frontier", self.frontier),
+            Route("/paper/{rest:path}", self.paper),
+            Route("/entity/{slug}", self.entity),
+            Route("/claims", self.claims),
+            Route("/search", self.search),
+            Route("/usage", self.usage),
+            Route("/static/{name}", self.static),
+            Route("/gap/{gap_id:int}/{action}", self.gap_action, methods=["POST"]),
+        ]
+
+    def error(self, request: Request, exc: Exception) -> Response:
+        if isinstance(exc, views.NotFound):
+            status, message = 404, str(exc)
+        elif isinstance(exc, HTTPException):
+            status, message = exc.status_code, exc.detail
+        else:
+            status, message = 500, "Something went wrong."
+        titles = {403: "Not allowed", 404: "Not found", 405: "Not allowed", 409: "Not possible"}
+        view = views.View("error.html", titles.get(status, "Error"), {"message": message})
+        return self.page(view, None, status)
+
+
+def create_app(
+    ws: Workspace,
+    allow_edits: bool = False,
+    public: bool = False,
+    extra_routes: Sequence[BaseRoute] = (),
+) -> Starlette:
+    """The ASGI app; `extra_routes` is where more pages (maps, ask) plug in."""
+    web = WebApp(ws, allow_edits)
+    hosts = ["*"] if public else LOOPBACK_HOSTS
+    return Starlette(
+        routes=[*extra_routes, *web.routes()],
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
+        ],
+        exception_handlers={
+            views.NotFound: web.error,
+            HTTPException: web.error,
+        },
+    )

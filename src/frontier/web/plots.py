@@ -1,0 +1,101 @@
+"""The data behind each plot, drawn by `svg`.
+
+A speed-up claim's method family is the tracked entity of kind "method" that its paper relates
+to (the first by name), else the paper's first topic; a paper with neither is "Other"."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from markupsafe import Markup
+
+from frontier.render.common import Context
+from frontier.render.load import Claim
+from frontier.web import svg
+
+SPEEDUP_UNITS = {"×", "x", "X"}
+MAX_RUNS = 40
+
+
+def months_between(first: str, last: str) -> list[str]:
+    """Every month from `first` to `last` (YYYY-MM), both included."""
+    year, month = int(first[:4]), int(first[5:7])
+    out = []
+    while f"{year:04d}-{month:02d}" <= last:
+        out.append(f"{year:04d}-{month:02d}")
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return out
+
+
+def papers_per_topic(ctx: Context) -> Markup:
+    """Papers per topic per month of their date."""
+    counts: dict[str, Counter[str]] = {}
+    for topic in ctx.settings.topics:
+        months = [p.date[:7] for p in ctx.kb.topic_papers(topic.slug) if len(p.date) >= 7]
+        if months:
+            counts[topic.title] = Counter(months)
+    if not counts:
+        return svg.empty("No dated papers in any topic yet.")
+    seen = [m for c in counts.values() for m in c]
+    labels = months_between(min(seen), max(seen))
+    series = {title: [float(c[m]) for m in labels] for title, c in counts.items()}
+    return svg.line_chart(labels, series, "Papers per topic per month")
+
+
+def is_speedup(claim: Claim) -> bool:
+    unit = claim.unit.strip()
+    metric = claim.metric.casefold().replace("-", "").replace(" ", "")
+    return (
+        claim.verified
+        and claim.value is not None
+        and (unit in SPEEDUP_UNITS or "speedup" in metric)
+    )
+
+
+def method_family(ctx: Context, paper_id: str) -> str:
+    """The paper's tracked method (first by name), else its first topic, else 'Other'."""
+    methods = sorted(
+        entity.name
+        for r in ctx.kb.relations_of(paper_id)
+        if r.kind == "entity"
+        and (entity := ctx.entity(r.target)) is not None
+        and entity.kind == "method"
+    )
+    if methods:
+        return methods[0]
+    topics = sorted(t.topic for t in ctx.kb.triage_of(paper_id) if t.topic)
+    return ctx.topic_title(topics[0]) if topics else "Other"
+
+
+def speedup_groups(ctx: Context) -> dict[str, list[tuple[float, str]]]:
+    """Verified speed-up values by method family, families in name order."""
+    groups: dict[str, list[tuple[float, str]]] = {}
+    for claim in ctx.kb.claims:
+        if is_speedup(claim):
+            paper = ctx.kb.papers[claim.paper_id]
+            note = f"{paper.title} ({claim.metric})"
+            groups.setdefault(method_family(ctx, claim.paper_id), []).append(
+                (float(claim.value or 0.0), note)
+            )
+    return dict(sorted(groups.items()))
+
+
+def speedups_by_family(ctx: Context) -> Markup:
+    groups = speedup_groups(ctx)
+    if not groups:
+        return svg.empty("No verified speed-up claims yet.")
+    return svg.dot_rows(groups, "×", "Verified speed-ups by method family")
+
+
+def tokens_over_runs(rows: list[dict[str, Any]]) -> Markup:
+    """Prompt and completion tokens of the last runs that called a model."""
+    shown = [r for r in rows if r["run_id"] is not None][-MAX_RUNS:]
+    if not shown:
+        return svg.empty("No model calls recorded yet.")
+    labels = [f"#{r['run_id']}" for r in shown]
+    stacks = {
+        "prompt": [float(r["prompt_tokens"] or 0) for r in shown],
+        "completion": [float(r["completion_tokens"] or 0) for r in shown],
+    }
+    return svg.stacked_bars(labels, stacks, "Tokens per run")

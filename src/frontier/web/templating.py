@@ -1,0 +1,50 @@
+"""Jinja2 templates (autoescaped) and the names every page shares: links, navigation, filters."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from frontier.render.common import Context, value_with_unit
+from frontier.web.links import Links
+from frontier.web.views import View
+
+# (label, page name). The synthesis pages add their entries here: ("Maps", "maps"), ("Ask", "ask").
+NAV: list[tuple[str, str]] = [
+    ("Topics", "topics"),
+    ("Claims", "claims"),
+    ("Search", "search"),
+    ("Usage", "usage"),
+]
+
+
+@cache
+def environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("frontier.web", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["value_unit"] = value_with_unit
+    return env
+
+
+def render(view: View, ctx: Context | None, links: Links, **extra: Any) -> str:
+    """The page's HTML: its template with the view's data and the shared names."""
+    names: dict[str, Any] = {
+        "title": view.title,
+        "url": links.url,
+        "static_site": links.static_site,
+        "nav": NAV,
+        "field_name": ctx.settings.field.name if ctx else "frontier",
+        "topic_title": ctx.topic_title if ctx else str,
+        "allow_edits": False,
+        "csrf": "",
+        **extra,
+        **view.data,
+    }
+    return environment().get_template(view.template).render(names)

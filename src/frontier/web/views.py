@@ -1,0 +1,252 @@
+"""What each page shows, as plain data for its template; shared by the server and the site."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from frontier.render.common import Context, stance
+from frontier.render.load import Claim, Item, Paper, Relation, untracked_config_gaps
+from frontier.web import plots
+
+HEADLINE_CLAIMS = 3
+CLAIM_SORTS = ("newest", "value_desc", "value_asc")
+_RELATION_ORDER = {"gap": 0, "conflict": 1, "thesis": 2, "first": 3, "coverage": 4, "entity": 5}
+
+
+class NotFound(Exception):
+    """A page that does not exist; the message is the one line the 404 page shows."""
+
+
+@dataclass
+class View:
+    template: str
+    title: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def topics_view(ctx: Context) -> View:
+    """Every topic with its summary and paper count, and papers per topic over time."""
+    topics = [{"topic": t, "papers": len(ctx.kb.topic_papers(t.slug))} for t in ctx.settings.topics]
+    data = {
+        "field": ctx.settings.field,
+        "topics": topics,
+        "as_of": ctx.as_of(ctx.kb.papers.values()),
+    }
+    data["plot"] = plots.papers_per_topic(ctx)
+    data["entities"] = ctx.kb.entities
+    return View("topics.html", ctx.settings.field.name, data)
+
+
+def _topic(ctx: Context, slug: str) -> Any:
+    for topic in ctx.settings.topics:
+        if topic.slug == slug:
+            return topic
+    raise NotFound(f"No topic '{slug}'.")
+
+
+def topic_view(ctx: Context, slug: str) -> View:
+    """A topic's scope and its entries, newest first, with headline verified numbers."""
+    topic = _topic(ctx, slug)
+    papers = ctx.kb.topic_papers(slug)
+    entries = [_entry_row(ctx, slug, p) for p in papers]
+    data = {"topic": topic, "entries": entries, "as_of": ctx.as_of(papers, slug)}
+    data["out_of_scope"] = topic.out_of_scope_lines()
+    return View("topic.html", topic.title, data)
+
+
+def _entry_row(ctx: Context, slug: str, paper: Paper) -> dict[str, Any]:
+    verified = [c for c in ctx.kb.claims_of(paper.id) if c.verified]
+    return {
+        "paper": paper,
+        "entry": ctx.kb.entry(paper.id, slug),
+        "claims": verified[:HEADLINE_CLAIMS],
+        "more": max(0, len(verified) - HEADLINE_CLAIMS),
+    }
+
+
+def frontier_view(ctx: Context, slug: str) -> View:
+    """Open gaps and conflicts with the papers bearing on each, proposals and theses."""
+    topic = _topic(ctx, slug)
+    gaps = [g for g in ctx.kb.gaps if g.topic == slug]
+    conflicts = [c for c in ctx.kb.conflicts if c.topic == slug]
+    data = {
+        "topic": topic,
+        "gaps": _bearing(ctx, "gap", [g for g in gaps if g.status == "open"]),
+        "untracked": [t for s, t in untracked_config_gaps(ctx.settings, ctx.kb.gaps) if s == slug],
+        "conflicts": _bearing(ctx, "conflict", [c for c in conflicts if c.status == "open"]),
+        "proposed": _bearing(ctx, "gap", [g for g in gaps if g.status == "proposed"]),
+        "theses": [_thesis(ctx, thesis) for thesis in topic.theses],
+    }
+    return View("frontier.html", f"Frontier: {topic.title}", data)
+
+
+def _bearing(ctx: Context, kind: str, items: list[Item]) -> list[dict[str, Any]]:
+    return [
+        {"item": item, "papers": _papers_of(ctx, ctx.kb.relations_to(kind, str(item.id)))}
+        for item in items
+    ]
+
+
+def _papers_of(ctx: Context, relations: list[Relation]) -> list[dict[str, Any]]:
+    return [{"paper": ctx.kb.papers[r.paper_id], "detail": r.detail} for r in relations]
+
+
+def _thesis(ctx: Context, thesis: str) -> dict[str, Any]:
+    related = ctx.kb.relations_to("thesis", thesis)
+    groups = []
+    for label in ("supports", "challenges", "bears on"):
+        group = [r for r in related if stance(r.detail) == label]
+        if group:
+            groups.append((label, _papers_of(ctx, group)))
+    return {"text": thesis, "groups": groups}
+
+
+def paper_view(ctx: Context, paper_id: str, pages: int) -> View:
+    """One paper: metadata, topics and why, entries, claims with page links, relations."""
+    paper = ctx.kb.papers.get(paper_id)
+    if paper is None:
+        raise NotFound(f"No paper with id '{paper_id}'.")
+    claims = ctx.kb.claims_of(paper_id)
+    data = {
+        "paper": paper,
+        "pages": pages,
+        "triage": sorted(ctx.kb.triage_of(paper_id), key=lambda t: (t.topic == "", t.topic)),
+        "entries": ctx.kb.entries_of(paper_id),
+        "verified": [c for c in claims if c.verified],
+        "unverified": [c for c in claims if not c.verified],
+        "relations": [_relation(ctx, r) for r in _ordered(ctx.kb.relations_of(paper_id))],
+    }
+    return View("paper.html", paper.title, data)
+
+
+def _ordered(relations: list[Relation]) -> list[Relation]:
+    return sorted(
+        relations, key=lambda r: (_RELATION_ORDER.get(r.kind, 9), r.kind, r.topic, r.target)
+    )
+
+
+def _relation(ctx: Context, rel: Relation) -> dict[str, Any]:
+    """A relation with what it points at: an entity, a gap or conflict, or a topic."""
+    row: dict[str, Any] = {"rel": rel, "entity": None, "item": None}
+    if rel.kind == "entity":
+        row["entity"] = ctx.entity(rel.target)
+    elif rel.kind in ("gap", "conflict"):
+        row["item"] = ctx.item(rel.kind, rel.target)
+    return row
+
+
+def page_text_view(
+    ctx: Context, paper_id: str, number: int, text: str | None, pages: int, claim_id: int | None
+) -> View:
+    """One page of a paper's stored text; a claim's quote on it is marked."""
+    paper = ctx.kb.papers.get(paper_id)
+    if paper is None:
+        raise NotFound(f"No paper with id '{paper_id}'.")
+    if text is None:
+        raise NotFound(f"{paper_id} has no page {number} (it has {pages}).")
+    claim = next((c for c in ctx.kb.claims_of(paper_id) if c.id == claim_id), None)
+    data = {
+        "paper": paper,
+        "number": number,
+        "pages": pages,
+        "claim": claim,
+        "parts": mark_quote(text, claim.quote if claim and claim.page == number else ""),
+    }
+    return View("page.html", f"{paper.title}, page {number}", data)
+
+
+def mark_quote(text: str, quote: str) -> list[tuple[str, bool]]:
+    """The text in parts, (part, is_quote); the quote is found whatever its line breaks."""
+    words = quote.split()
+    if not words:
+        return [(text, False)]
+    found = re.search(r"\s+".join(re.escape(w) for w in words), text)
+    if found is None:
+        return [(text, False)]
+    return [(text[: found.start()], False), (found.group(0), True), (text[found.end() :], False)]
+
+
+def entity_view(ctx: Context, slug: str) -> View:
+    """An entity and the papers related to it, grouped by topic."""
+    entity = ctx.entity(slug)
+    if entity is None:
+        raise NotFound(f"No entity '{slug}'.")
+    related = ctx.kb.relations_to("entity", slug)
+    present = {r.topic for r in related}
+    order = [t.slug for t in ctx.settings.topics if t.slug in present]
+    order += sorted(present - set(order))
+    groups = [(t, _papers_of(ctx, [r for r in related if r.topic == t])) for t in order]
+    return View("entity.html", entity.name, {"entity": entity, "groups": groups})
+
+
+def claims_view(
+    ctx: Context, page_counts: dict[str, int], filters: dict[str, str], sort: str
+) -> View:
+    """Verified claims matching every filter (substrings, any case), sorted as asked."""
+    if sort not in CLAIM_SORTS:
+        sort = "newest"
+    verified = [c for c in ctx.kb.claims if c.verified]
+    picked = [c for c in verified if _matches(c, filters)]
+    data = {
+        "claims": sort_claims(ctx, picked, sort),
+        "total": len(verified),
+        "filters": filters,
+        "sort": sort,
+        "sorts": CLAIM_SORTS,
+        "choices": {
+            "metric": sorted({c.metric for c in verified if c.metric}),
+            "model": sorted({c.model_name for c in verified if c.model_name}),
+            "hardware": sorted({c.hardware for c in verified if c.hardware}),
+        },
+        "papers": ctx.kb.papers,
+        "page_counts": page_counts,
+        "plot": plots.speedups_by_family(ctx),
+    }
+    return View("claims.html", "Claims explorer", data)
+
+
+def _matches(claim: Claim, filters: dict[str, str]) -> bool:
+    fields = {"metric": claim.metric, "model": claim.model_name, "hardware": claim.hardware}
+    return all(
+        (filters.get(name) or "").casefold() in value.casefold() for name, value in fields.items()
+    )
+
+
+def sort_claims(ctx: Context, claims: list[Claim], sort: str) -> list[Claim]:
+    """Newest paper first, or by value (claims without a value last)."""
+    order = {pid: n for n, pid in enumerate(ctx.kb.papers)}
+    newest = sorted(claims, key=lambda c: (order.get(c.paper_id, len(order)), c.id))
+    if sort == "newest":
+        return newest
+    valued = [c for c in newest if c.value is not None]
+    valued.sort(key=lambda c: c.value or 0.0, reverse=sort == "value_desc")
+    return valued + [c for c in newest if c.value is None]
+
+
+def search_view(ctx: Context, query: str, hits: list[Any]) -> View:
+    """Search results with their best page and a snippet whose matches are marked."""
+    rows = [
+        {"hit": hit, "paper": ctx.kb.papers.get(hit.id), "parts": snippet_parts(hit.snippet)}
+        for hit in hits
+    ]
+    return View(
+        "search.html", f"Search: {query}" if query else "Search", {"q": query, "hits": rows}
+    )
+
+
+def snippet_parts(snippet: str) -> list[tuple[str, bool]]:
+    """FTS5 snippets mark matches with [ and ]: split them into (text, is_match) parts."""
+    parts: list[tuple[str, bool]] = []
+    for n, piece in enumerate(re.split(r"\[([^\[\]]*)\]", snippet)):
+        if piece:
+            parts.append((piece, n % 2 == 1))
+    return parts
+
+
+def usage_view(rows: list[dict[str, Any]], purposes: list[dict[str, Any]], priced: bool) -> View:
+    """LLM calls, cache hits, tokens and cost per run and per purpose, and tokens over runs."""
+    data = {"runs": rows, "purposes": purposes, "priced": priced}
+    data["plot"] = plots.tokens_over_runs(rows)
+    return View("usage.html", "LLM usage", data)

@@ -1,0 +1,267 @@
+"""The web UI: every page from a demo-like KB, escaping, 404s, read-only by default, no file
+outside the workspace, loopback unless asked; pages through the real server where it matters."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import db, run_cli
+from starlette.testclient import TestClient
+from web_kb import (
+    HOSTILE_ID,
+    HOSTILE_TITLE,
+    PROPOSED_GAP,
+    SPEC,
+    VLLM,
+    built_kb,
+    copy_kb,
+    free_port,
+    serving,
+)
+
+from frontier.web.app import create_app
+from frontier.workspace import open_workspace
+
+PAGES = [
+    "/",
+    "/topic/serving",
+    "/topic/serving/frontier",
+    "/topic/hardware",
+    f"/paper/{VLLM}",
+    "/paper/doi%3A10.5555%2Fxss.1",
+    f"/paper/{VLLM}/page/1",
+    "/entity/vllm",
+    "/entity/a100",
+    "/claims",
+    "/claims?hardware=a100&sort=value_desc",
+    "/search?q=paged+attention",
+    "/usage",
+]
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_kb(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def client(kb: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(open_workspace(kb)), base_url="http://127.0.0.1") as c:
+        yield c
+
+
+def text_of(html: str) -> str:
+    """The visible text, roughly: tags dropped, whitespace collapsed."""
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_every_page_answers_with_html_and_strict_headers(client: TestClient) -> None:
+    for path in PAGES:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert response.headers["content-type"].startswith("text/html")
+        csp = response.headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "default-src 'none'" in csp
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_topics_list_and_topic_entries_newest_first(client: TestClient) -> None:
+    home = client.get("/").text
+    for title in ("Serving &amp; runtime", "Models", "Hardware", "Inference economics"):
+        assert title in home
+    assert '<svg class="chart"' in home and "Papers per topic per month" in home
+    topic = client.get("/topic/serving").text
+    dates = re.findall(r'<span class="date">([^<]+)</span>', topic)
+    assert dates == sorted(dates, reverse=True) and len(dates) > 10
+    assert "fixed" not in dates
+    assert "2-4× vs FasterTransformer and Orca (OPT-13B, A100)" in text_of(topic)
+    assert "time to first token" not in topic  # unverified: never shown as a fact
+
+
+def test_frontier_shows_gaps_conflicts_and_the_papers_bearing_on_them(client: TestClient) -> None:
+    page = client.get("/topic/serving/frontier").text
+    gaps = page[page.index("<h2>Open gaps</h2>") : page.index("<h2>Open conflicts</h2>")]
+    assert f'href="/paper/{VLLM}"' in gaps and "paging cuts the memory" in gaps
+    conflicts = page[page.index("<h2>Open conflicts</h2>") : page.index("<h2>Proposed")]
+    assert f'href="/paper/{SPEC}"' in conflicts and "&lt;u&gt;disagree&lt;/u&gt;" in conflicts
+    proposed = page[page.index("<h2>Proposed") :]
+    assert PROPOSED_GAP in proposed and "frontier gaps accept" in proposed
+    assert "<form" not in page  # read-only: no edit buttons
+
+
+def test_paper_page_links_each_claim_to_its_page(client: TestClient) -> None:
+    page = client.get(f"/paper/{VLLM}").text
+    link = re.search(rf'href="(/paper/{VLLM}/page/1\?claim=\d+)"', page)
+    assert link, "the verified claim links to page 1"
+    for expected in ("Woosuk Kwon", "Pages stored</dt><dd>16", 'href="/entity/vllm"'):
+        assert expected in page
+    assert "Unverified claims (not confirmed in the paper; not facts)" in page
+    shown = client.get(link.group(1)).text
+    marked = re.search(r'<mark id="quote">(.*?)</mark>', shown, re.S)
+    assert marked and " ".join(marked.group(1).split()).startswith("vLLM improves the throughput")
+    assert "Page 1 of 16" in shown
+
+
+def test_claims_explorer_filters_and_sorts_by_value(client: TestClient) -> None:
+    everything = client.get("/claims").text
+    assert "time to first token" not in everything  # verified claims only
+    rows = client.get("/claims?sort=value_desc").text
+    values = [float(v) for v in re.findall(r'data-value="([\d.]+)"', rows)]
+    assert values == sorted(values, reverse=True) and len(values) >= 6
+    a100 = client.get("/claims?hardware=A100").text
+    assert "2-4×" in a100 and "3.16x" not in a100
+    assert re.search(r'<span id="claim-count">3</span>', a100)
+    assert "Verified speed-ups by method family" in a100 and "Speculative decoding" in everything
+
+
+def test_search_uses_the_store_search(client: TestClient) -> None:
+    page = client.get("/search", params={"q": "paged attention KV cache memory"}).text
+    first = re.search(r'<a class="paper" href="/paper/([^"]+)"', page)
+    assert first and first.group(1) == VLLM
+    assert "<mark>" in page
+    assert "No matches." in client.get("/search", params={"q": "zzzqqq"}).text
+
+
+def test_usage_shows_tokens_cache_hits_and_a_plot(client: TestClient) -> None:
+    page = client.get("/usage").text
+    assert "Tokens per run" in page and page.count('class="bar"') >= 6
+    assert '<td class="num">7200</td>' in page
+
+
+def test_unknown_things_are_404_with_one_clear_line(client: TestClient) -> None:
+    cases = {
+        "/paper/9999.99999": "No paper with id &#39;9999.99999&#39;.",
+        f"/paper/{VLLM}/page/99": f"{VLLM} has no page 99 (it has 16).",
+        "/topic/nope": "No topic &#39;nope&#39;.",
+        "/entity/nope": "No entity &#39;nope&#39;.",
+        "/no/such/page": "Not Found",
+    }
+    for path, message in cases.items():
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert f'<p class="error">{message}</p>' in response.text, path
+
+
+def test_strings_from_papers_and_models_are_escaped_everywhere(client: TestClient) -> None:
+    hostile = "/paper/" + HOSTILE_ID.replace(":", "%3A").replace("/", "%2F")
+    for path in [*PAGES, hostile, "/search?q=script+alert", "/search?q=<script>alert(3)</script>"]:
+        html = client.get(path).text
+        for raw in ("<script>alert", "<img src=x", "<b>", "<i>", "<u>", "<em>", 'href="javascript'):
+            assert raw not in html, (path, raw)
+    page = client.get(hostile).text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=&#34;alert(2)&#34;&gt;" in page
+    assert text_of(page).count(HOSTILE_TITLE.replace("<", "&lt;").replace(">", "&gt;")) >= 1
+
+
+def test_no_write_endpoint_unless_allowed(kb: Path, tmp_path: Path) -> None:
+    root = copy_kb(kb, tmp_path / "kb")
+    gap = db(root).execute("SELECT id FROM gaps WHERE text = ?", (PROPOSED_GAP,)).fetchone()[0]
+    with TestClient(create_app(open_workspace(root)), base_url="http://127.0.0.1") as c:
+        refused = c.post(f"/gap/{gap}/accept", data={"csrf": "x"})
+        assert refused.status_code == 403 and "--allow-edits" in refused.text
+        assert c.get(f"/gap/{gap}/accept").status_code == 405
+    status = db(root).execute("SELECT status FROM gaps WHERE id = ?", (gap,)).fetchone()[0]
+    assert status == "proposed"
+
+
+def test_allowed_edits_are_post_with_the_page_token(kb: Path, tmp_path: Path) -> None:
+    root = copy_kb(kb, tmp_path / "kb")
+    gap = db(root).execute("SELECT id FROM gaps WHERE text = ?", (PROPOSED_GAP,)).fetchone()[0]
+    app = create_app(open_workspace(root), allow_edits=True)
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        page = c.get("/topic/serving/frontier").text
+        token = re.search(r'name="csrf" value="([^"]+)"', page)
+        assert token and f'action="/gap/{gap}/accept"' in page
+        assert c.post(f"/gap/{gap}/accept", data={"csrf": "forged"}).status_code == 403
+        done = c.post(f"/gap/{gap}/accept", data={"csrf": token.group(1)})
+        assert done.status_code == 303 and done.headers["location"] == "/topic/serving/frontier"
+        again = c.post(f"/gap/{gap}/reject", data={"csrf": token.group(1)})
+        assert again.status_code == 409 and "only proposed gaps" in again.text
+    status = db(root).execute("SELECT status FROM gaps WHERE id = ?", (gap,)).fetchone()[0]
+    assert status == "open"
+
+
+def _raw_get(base: str, path: str, host: str | None = None) -> tuple[int, str]:
+    """A GET with the path sent exactly as given (no client-side dot-segment clean-up)."""
+    address = base.removeprefix("http://")
+    conn = http.client.HTTPConnection(address, timeout=10)
+    try:
+        conn.putrequest("GET", path, skip_host=True)
+        conn.putheader("Host", host or address)
+        conn.endheaders()
+        response = conn.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        conn.close()
+
+
+TRAVERSALS = [
+    "/static/../../../../etc/passwd",
+    "/static/..%2f..%2f..%2f..%2fetc%2fpasswd",
+    "/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+    "/static/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "/static//etc/passwd",
+    "/static/%2Fetc%2Fpasswd",
+    "/paper/../../../../etc/passwd",
+    "/paper/..%2f..%2f..%2f..%2fetc%2fpasswd",
+    "/paper/%2e%2e%2f%2e%2e%2ffrontier.toml",
+    "/paper/%2Fetc%2Fpasswd/page/1",
+    "/../../../../etc/passwd",
+    "/%2e%2e/%2e%2e/frontier.toml",
+    "//etc/passwd",
+    "/entity/..%2f..%2ffrontier.toml",
+    "/static/..%5c..%5cfrontier.toml",
+]
+
+
+def test_no_route_reads_a_file_outside_the_workspace(kb: Path) -> None:
+    config = (kb / "frontier.toml").read_text()
+    with serving(kb) as base:
+        assert _raw_get(base, "/static/style.css")[0] == 200
+        for path in TRAVERSALS:
+            status, body = _raw_get(base, path)
+            assert status in (400, 404), (path, status)
+            assert "root:" not in body and "[field]" not in body and config[:60] not in body
+
+
+def test_the_server_answers_only_to_loopback_host_names(kb: Path) -> None:
+    with serving(kb) as base:
+        assert _raw_get(base, "/", host="localhost")[0] == 200
+        status, _ = _raw_get(base, "/", host="evil.example")
+        assert status == 400  # a DNS-rebinding page cannot read the KB
+
+
+def test_non_loopback_needs_public_and_warns(kb: Path) -> None:
+    refused = run_cli("-w", str(kb), "serve", "--host", "0.0.0.0", "--port", "1")
+    assert refused.code == 1
+    assert "0.0.0.0 is not a loopback address" in refused.err and "--public" in refused.err
+    with serving(kb, "--host", "0.0.0.0", "--public") as base:
+        assert _raw_get(base, "/", host="kb.example")[0] == 200
+
+
+def test_public_serve_prints_a_warning(kb: Path) -> None:
+    port = free_port()
+    command = ["-w", str(kb), "serve", "--host", "0.0.0.0", "--public", "--port", str(port)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "frontier", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    try:
+        warning = proc.stderr.readline()  # type: ignore[union-attr]
+        out = proc.stdout.readline()  # type: ignore[union-attr]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+    assert warning.startswith("warning: serving on 0.0.0.0") and "readable by anyone" in warning
+    assert f"at http://0.0.0.0:{port}/ (read-only)" in out

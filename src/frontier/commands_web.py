@@ -73,8 +73,9 @@ def site(workspace: Path | None, out: Path, console: Console) -> int:
     ws = _ready(workspace)
     counts = write_site(ws, out)
     console.print(
-        f"Wrote {counts['pages']} pages to {out.resolve()} "
-        f"({counts['written']} changed); open {out.resolve() / 'index.html'}"
+        f"Wrote the site to {out.resolve()}: {counts['pages']} pages, {counts['files']} files, "
+        f"{counts['written']} changed; open {out.resolve() / 'index.html'}",
+        soft_wrap=True,
     )
     return 0
 

@@ -8,7 +8,7 @@ from urllib.parse import quote, urlencode
 
 from frontier.render.common import safe_name
 
-STATIC_FILES = ("style.css", "claims.js", "search.js")
+STATIC_FILES = ("style.css", "claims.js", "search.js")  # packaged; the site adds its index
 
 
 def page_path(name: str, *args: object) -> str:

@@ -3,11 +3,12 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # llama.cpp is compiled from source: portable (not tuned to this CPU), without the parts we do
 # not use. About 7 minutes on 2 cores the first time; pip keeps the wheel in its cache after that.
 LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +23,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/frontier demo frontier-demo
 
-test: $(STAMP)
+# Debian's Chromium for the browser tests (Playwright drives it; no browser is downloaded)
+browser:
+	command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
+
+test: $(STAMP) browser
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/ruff format --check src tests benchmarks scripts
 	$(BIN)/pytest

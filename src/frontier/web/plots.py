@@ -28,19 +28,38 @@ def months_between(first: str, last: str) -> list[str]:
     return out
 
 
+def bucket_of(month: str, size: str) -> str:
+    """The month (YYYY-MM), quarter (YYYY-Qn) or year a YYYY-MM month falls in."""
+    if size == "month":
+        return month
+    if size == "quarter":
+        return f"{month[:4]}-Q{(int(month[5:7]) - 1) // 3 + 1}"
+    return month[:4]
+
+
+def time_buckets(first: str, last: str) -> tuple[str, list[str]]:
+    """Months while the span is short, then quarters, then years; the labels in order."""
+    months = months_between(first, last)
+    size = "month" if len(months) <= 36 else "quarter" if len(months) <= 144 else "year"
+    return size, list(dict.fromkeys(bucket_of(m, size) for m in months))
+
+
 def papers_per_topic(ctx: Context) -> Markup:
-    """Papers per topic per month of their date."""
-    counts: dict[str, Counter[str]] = {}
+    """Papers per topic per month of their date (per quarter or year over long spans)."""
+    months: dict[str, list[str]] = {}
     for topic in ctx.settings.topics:
-        months = [p.date[:7] for p in ctx.kb.topic_papers(topic.slug) if len(p.date) >= 7]
-        if months:
-            counts[topic.title] = Counter(months)
-    if not counts:
+        dated = [p.date[:7] for p in ctx.kb.topic_papers(topic.slug) if len(p.date) >= 7]
+        if dated:
+            months[topic.title] = dated
+    if not months:
         return svg.empty("No dated papers in any topic yet.")
-    seen = [m for c in counts.values() for m in c]
-    labels = months_between(min(seen), max(seen))
-    series = {title: [float(c[m]) for m in labels] for title, c in counts.items()}
-    return svg.line_chart(labels, series, "Papers per topic per month")
+    seen = [m for dated in months.values() for m in dated]
+    size, labels = time_buckets(min(seen), max(seen))
+    series = {}
+    for title, dated in months.items():
+        counts = Counter(bucket_of(m, size) for m in dated)
+        series[title] = [float(counts[label]) for label in labels]
+    return svg.line_chart(labels, series, f"Papers per topic per {size}")
 
 
 def is_speedup(claim: Claim) -> bool:

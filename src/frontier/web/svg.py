@@ -62,7 +62,7 @@ def _y_axis(top: float, height: int, plot_w: int) -> list[str]:
 
 
 def _x_labels(labels: Sequence[str], xs: Sequence[float], height: int) -> list[str]:
-    every = max(1, math.ceil(len(labels) / 12))
+    every = max(1, math.ceil(len(labels) / 8))
     return [
         f'<text x="{x:.1f}" y="{height - BOTTOM + 16}" text-anchor="middle" font-size="11">'
         f"{escape(label)}</text>"

@@ -1,0 +1,170 @@
+"""The web UI in headless Chromium (Debian's, driven by Playwright): a reader's path through the
+real server and through the static site from disk; a screenshot of each page is kept."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import REPO, run_cli
+from web_kb import HOSTILE_TITLE, VLLM, built_kb, serving
+
+pytestmark = pytest.mark.slow
+playwright = pytest.importorskip("playwright.sync_api")
+
+SHOTS = REPO / "test-artifacts" / "web"
+# a closed network: without these Chromium keeps trying to reach its own services
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VLLM_TITLE = "Efficient Memory Management for Large Language Model Serving with PagedAttention"
+
+
+def chromium_path() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.fail("chromium not found: `make test` installs Debian's chromium package")
+    return found
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_kb(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+class Reader:
+    """One browser tab that records console errors and dialogs, and saves screenshots."""
+
+    def __init__(self, browser: object) -> None:
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog: object) -> None:
+        self.dialogs.append(dialog.message)  # type: ignore[attr-defined]
+        dialog.dismiss()  # type: ignore[attr-defined]
+
+    def shot(self, name: str) -> None:
+        self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+    def text(self, selector: str) -> str:
+        return " ".join(self.page.locator(selector).first.inner_text().split())
+
+
+def test_reader_path_through_the_server(kb: Path, browser: object) -> None:
+    reader = Reader(browser)
+    page = reader.page
+    with serving(kb) as base:
+        page.goto(base + "/")
+        assert page.locator("a.topic").count() == 4
+        assert page.locator("svg.chart polyline").count() >= 3
+        reader.shot("01-topics")
+
+        page.get_by_role("link", name="Serving & runtime").first.click()
+        assert reader.text("h1") == "Serving & runtime"
+        reader.shot("02-topic")
+        page.get_by_role("link", name="Open gaps, conflicts and theses").click()
+        assert "paging cuts the memory" in reader.text("section.gap")
+        reader.shot("03-frontier")
+        page.go_back()
+
+        page.get_by_role("link", name=VLLM_TITLE).first.click()
+        assert page.url.endswith(f"/paper/{VLLM}") and reader.text("h1") == VLLM_TITLE
+        claim_row = page.locator("table.claims tr", has_text="throughput").first
+        assert "2-4×" in claim_row.inner_text()
+        reader.shot("04-paper")
+
+        claim_row.get_by_role("link", name="p. 1").click()
+        assert re.search(rf"/paper/{VLLM}/page/1\?claim=\d+$", page.url)
+        assert reader.text("mark#quote").startswith("vLLM improves the throughput")
+        assert "Page 1 of 16" in reader.text("p.meta")
+        reader.shot("05-page")
+
+        page.get_by_role("link", name="Search", exact=True).click()
+        page.fill("input[name=q]", "paged attention KV cache memory")
+        page.press("input[name=q]", "Enter")
+        page.wait_for_url("**/search?q=*")
+        assert reader.text("#results a.paper") == VLLM_TITLE
+        assert page.locator("#results mark").count() > 0
+        reader.shot("06-search")
+
+        page.get_by_role("link", name="Claims", exact=True).click()
+        page.fill("input[name=hardware]", "a100")
+        page.select_option("select[name=sort]", "value_desc")
+        page.get_by_role("button", name="Filter").click()
+        page.wait_for_url("**/claims?*hardware=a100*")
+        assert reader.text("#claim-count") == "3"
+        values = page.locator("#claims-table tbody tr").evaluate_all(
+            "rows => rows.map(r => parseFloat(r.dataset.value))"
+        )
+        assert values == [12.0, 5.6, 4.0]
+        assert page.locator("svg.chart circle.dot").count() >= 5
+        reader.shot("07-claims")
+
+        page.get_by_role("link", name="Usage", exact=True).click()
+        assert page.locator("svg.chart rect.bar").count() == 6
+        reader.shot("08-usage")
+
+        page.goto(base + "/entity/vllm")
+        assert VLLM_TITLE in reader.text("main")
+        reader.shot("09-entity")
+
+        page.goto(base + "/paper/doi%3A10.5555%2Fxss.1")
+        assert reader.text("h1") == HOSTILE_TITLE
+        assert page.locator("main script, main img, main b").count() == 0
+        reader.shot("10-hostile-paper")
+    assert reader.dialogs == [], "no script from the data ran"
+    assert reader.errors == [], "no console errors (CSP violations included)"
+
+
+def test_static_site_from_disk(kb: Path, browser: object, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    assert run_cli("-w", str(kb), "site", str(out)).code == 0
+    reader = Reader(browser)
+    page = reader.page
+    page.goto((out / "index.html").as_uri())
+    assert page.locator("a.topic").count() == 4
+    page.get_by_role("link", name="Search", exact=True).click()
+    page.fill("input[name=q]", "paged attention")
+    page.press("input[name=q]", "Enter")
+    assert page.locator("#results li").count() > 0
+    assert VLLM_TITLE in reader.text("#results")
+    reader.shot("11-site-search")
+    page.locator("#results a.paper", has_text="PagedAttention").first.click()
+    assert reader.text("h1") == VLLM_TITLE and page.url.startswith("file://")
+
+    page.get_by_role("link", name="Claims", exact=True).click()
+    page.fill("input[name=hardware]", "a100")
+    assert reader.text("#claim-count") == "3"
+    page.select_option("select[name=sort]", "value_asc")
+    page.get_by_role("button", name="Filter").click()
+    visible = page.locator("#claims-table tbody tr:visible")
+    values = visible.evaluate_all("rows => rows.map(r => parseFloat(r.dataset.value))")
+    assert values == sorted(values) and len(values) == 3
+    reader.shot("12-site-claims")
+    assert reader.dialogs == [] and reader.errors == []

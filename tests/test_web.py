@@ -3,6 +3,7 @@ outside the workspace, loopback unless asked; pages through the real server wher
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import re
@@ -26,7 +27,11 @@ from web_kb import (
     serving,
 )
 
+from frontier.web import views
 from frontier.web.app import create_app
+from frontier.web.links import Links
+from frontier.web.reads import KBCache, read_only
+from frontier.web.templating import render
 from frontier.workspace import open_workspace
 
 PAGES = [
@@ -265,3 +270,15 @@ def test_public_serve_prints_a_warning(kb: Path) -> None:
         proc.communicate(timeout=10)
     assert warning.startswith("warning: serving on 0.0.0.0") and "readable by anyone" in warning
     assert f"at http://0.0.0.0:{port}/ (read-only)" in out
+
+
+def test_big_pages_are_cut_on_the_server_with_a_way_to_see_all(kb: Path) -> None:
+    ws = open_workspace(kb)
+    with contextlib.closing(read_only(ws.db_path)) as conn:
+        ctx = KBCache(ws).context(conn)
+    topic = render(views.topic_view(ctx, "serving", limit=2), ctx, Links())
+    assert topic.count('<article class="entry">') == 2
+    assert re.search(r"The newest 2 of \d+ entries", topic) and "/topic/serving?all=1" in topic
+    claims = render(views.claims_view(ctx, {}, {}, "value_desc", limit=1), ctx, Links())
+    assert "the first 1 are shown: narrow the filters" in claims
+    assert claims.count("<tr data-metric") == 1

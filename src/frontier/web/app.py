@@ -32,6 +32,8 @@ from frontier.web.templating import render
 from frontier.workspace import Workspace
 
 SEARCH_LIMIT = 20
+# the biggest pages are cut on the server (the static site has them whole)
+ENTRIES_SHOWN, CLAIMS_SHOWN = 200, 500
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 _PAGE_OF_PAPER = re.compile(r"^(?P<id>.+)/page/(?P<n>\d{1,6})$")
 _TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
@@ -105,7 +107,8 @@ class WebApp:
 
     def topic(self, request: Request) -> Response:
         with self.reading() as (_conn, ctx):
-            return self.page(views.topic_view(ctx, request.path_params["slug"]), ctx)
+            limit = None if request.query_params.get("all") else ENTRIES_SHOWN
+            return self.page(views.topic_view(ctx, request.path_params["slug"], limit), ctx)
 
     def frontier(self, request: Request) -> Response:
         with self.reading() as (_conn, ctx):
@@ -139,7 +142,8 @@ class WebApp:
         filters = {k: params.get(k, "").strip() for k in ("metric", "model", "hardware")}
         with self.reading() as (conn, ctx):
             counts = dict(conn.execute("SELECT id, n_pages FROM papers WHERE n_pages > 0"))
-            view = views.claims_view(ctx, counts, filters, params.get("sort", "newest"))
+            sort = params.get("sort", "newest")
+            view = views.claims_view(ctx, counts, filters, sort, CLAIMS_SHOWN)
             return self.page(view, ctx)
 
     def search(self, request: Request) -> Response:

@@ -36,6 +36,8 @@ def topics_view(ctx: Context) -> View:
     }
     data["plot"] = plots.papers_per_topic(ctx)
     data["entities"] = ctx.kb.entities
+    in_topics = {t.paper_id for t in ctx.kb.triage if t.topic}
+    data["others"] = [p for p in ctx.kb.papers.values() if p.id not in in_topics]
     return View("topics.html", ctx.settings.field.name, data)
 
 
@@ -46,12 +48,13 @@ def _topic(ctx: Context, slug: str) -> Any:
     raise NotFound(f"No topic '{slug}'.")
 
 
-def topic_view(ctx: Context, slug: str) -> View:
-    """A topic's scope and its entries, newest first, with headline verified numbers."""
+def topic_view(ctx: Context, slug: str, limit: int | None = None) -> View:
+    """A topic's scope and its entries, newest first (the newest `limit`), with headline numbers."""
     topic = _topic(ctx, slug)
     papers = ctx.kb.topic_papers(slug)
-    entries = [_entry_row(ctx, slug, p) for p in papers]
+    entries = [_entry_row(ctx, slug, p) for p in papers[:limit]]
     data = {"topic": topic, "entries": entries, "as_of": ctx.as_of(papers, slug)}
+    data["total"] = len(papers)
     data["out_of_scope"] = topic.out_of_scope_lines()
     return View("topic.html", topic.title, data)
 
@@ -182,15 +185,20 @@ def entity_view(ctx: Context, slug: str) -> View:
 
 
 def claims_view(
-    ctx: Context, page_counts: dict[str, int], filters: dict[str, str], sort: str
+    ctx: Context,
+    page_counts: dict[str, int],
+    filters: dict[str, str],
+    sort: str,
+    limit: int | None = None,
 ) -> View:
-    """Verified claims matching every filter (substrings, any case), sorted as asked."""
+    """Verified claims matching every filter (substrings, any case), sorted; the first `limit`."""
     if sort not in CLAIM_SORTS:
         sort = "newest"
     verified = [c for c in ctx.kb.claims if c.verified]
     picked = [c for c in verified if _matches(c, filters)]
     data = {
-        "claims": sort_claims(ctx, picked, sort),
+        "claims": sort_claims(ctx, picked, sort)[:limit],
+        "matching": len(picked),
         "total": len(verified),
         "filters": filters,
         "sort": sort,

@@ -6,6 +6,7 @@ to (the first by name), else the paper's first topic; a paper with neither is "O
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from markupsafe import Markup
@@ -16,6 +17,14 @@ from frontier.web import svg
 
 SPEEDUP_UNITS = {"×", "x", "X"}
 MAX_RUNS = 40
+
+
+def memo(ctx: Context, key: str, build: Callable[[], Markup]) -> Markup:
+    """A plot of the KB, drawn once per loaded KB (a change of the store loads a new one)."""
+    drawn: dict[str, Markup] = ctx.__dict__.setdefault("_web_plots", {})
+    if key not in drawn:
+        drawn[key] = build()
+    return drawn[key]
 
 
 def months_between(first: str, last: str) -> list[str]:
@@ -45,6 +54,10 @@ def time_buckets(first: str, last: str) -> tuple[str, list[str]]:
 
 
 def papers_per_topic(ctx: Context) -> Markup:
+    return memo(ctx, "papers_per_topic", lambda: _papers_per_topic(ctx))
+
+
+def _papers_per_topic(ctx: Context) -> Markup:
     """Papers per topic per month of their date (per quarter or year over long spans)."""
     months: dict[str, list[str]] = {}
     for topic in ctx.settings.topics:
@@ -101,6 +114,10 @@ def speedup_groups(ctx: Context) -> dict[str, list[tuple[float, str]]]:
 
 
 def speedups_by_family(ctx: Context) -> Markup:
+    return memo(ctx, "speedups", lambda: _speedups_by_family(ctx))
+
+
+def _speedups_by_family(ctx: Context) -> Markup:
     groups = speedup_groups(ctx)
     if not groups:
         return svg.empty("No verified speed-up claims yet.")

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
+MAX_DOTS = 120  # per row; more are thinned to evenly spaced quantiles (the median uses all)
 PALETTE = ("#3b6ea5", "#d1793b", "#4f9a63", "#b0504f", "#7c62a8", "#8a6d3b", "#c266a6", "#6b7280")
 WIDTH, LEFT, RIGHT, TOP, BOTTOM = 760, 56, 170, 16, 56
 
@@ -149,9 +150,9 @@ def dot_rows(groups: dict[str, list[tuple[float, str]]], unit: str, label: str) 
         y = TOP + row_h * (n + 0.5)
         body.append(
             f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end" font-size="12">'
-            f"{escape(name[:28])}</text>"
+            f"{escape(name[:24])} ({len(values)})</text>"
         )
-        for value, note in values:
+        for value, note in thinned(values, MAX_DOTS):
             body.append(
                 f'<circle class="dot" cx="{x_of(value):.1f}" cy="{y:.1f}" r="5" fill="{color(n)}" '
                 f'fill-opacity="0.75"><title>{escape(note)}: {value:g}{escape(unit)}</title></circle>'
@@ -162,6 +163,15 @@ def dot_rows(groups: dict[str, list[tuple[float, str]]], unit: str, label: str) 
             'stroke-width="2"/>'
         )
     return _svg(height, label, body)
+
+
+def thinned(values: list[tuple[float, str]], most: int) -> list[tuple[float, str]]:
+    """At most `most` of the values, evenly spaced in value order, the extremes kept."""
+    if len(values) <= most:
+        return values
+    ordered = sorted(values)
+    step = (len(ordered) - 1) / (most - 1)
+    return [ordered[round(n * step)] for n in range(most)]
 
 
 def _median(values: list[float]) -> float:

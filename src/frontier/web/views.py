@@ -195,7 +195,8 @@ def claims_view(
     if sort not in CLAIM_SORTS:
         sort = "newest"
     verified = [c for c in ctx.kb.claims if c.verified]
-    picked = [c for c in verified if _matches(c, filters)]
+    wanted = [(_CLAIM_FIELDS[k], v.casefold()) for k, v in filters.items() if v]
+    picked = [c for c in verified if _matches(c, wanted)]
     data = {
         "claims": sort_claims(ctx, picked, sort)[:limit],
         "matching": len(picked),
@@ -215,11 +216,11 @@ def claims_view(
     return View("claims.html", "Claims explorer", data)
 
 
-def _matches(claim: Claim, filters: dict[str, str]) -> bool:
-    fields = {"metric": claim.metric, "model": claim.model_name, "hardware": claim.hardware}
-    return all(
-        (filters.get(name) or "").casefold() in value.casefold() for name, value in fields.items()
-    )
+_CLAIM_FIELDS = {"metric": "metric", "model": "model_name", "hardware": "hardware"}
+
+
+def _matches(claim: Claim, wanted: list[tuple[str, str]]) -> bool:
+    return all(needle in getattr(claim, attr).casefold() for attr, needle in wanted)
 
 
 def sort_claims(ctx: Context, claims: list[Claim], sort: str) -> list[Claim]:

@@ -166,6 +166,7 @@ def test_gaps_add_list_close_and_duplicates(kb: Kb) -> None:
         "source": "manual",
         "created_at": None,
         "closed_at": None,
+        "evidence": "",
         "papers": [],
     }
     assert gaps[0]["papers"] == ["2309.06180"]

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from frontier import (
     cli_kb,
+    cli_synth,
     cli_web,
     commands,
     commands_curate,
@@ -64,6 +65,7 @@ def _ws() -> Path | None:
 
 cli_kb.register(app, _ws, console)
 cli_web.register(app, _ws, console)
+cli_synth.register(app, _ws, lambda: bool(_state["use_cache"]), console)
 
 
 def _exit(code: int) -> None:

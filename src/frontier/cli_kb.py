@@ -110,6 +110,14 @@ def _register_gaps(
         """Gaps with their status and the number of papers that bear on them."""
         _run(lambda: commands_kb.gaps_list(ws_getter(), topic, status, json_out, console))
 
+    @gaps_app.command("proposed")
+    def proposed(
+        topic: Annotated[str | None, typer.Option("--topic", "-t", help="Only this topic.")] = None,
+        json_out: JsonOpt = False,
+    ) -> None:
+        """Gaps proposed from research maps' open problems, waiting for accept or reject."""
+        _run(lambda: commands_kb.gaps_list(ws_getter(), topic, "proposed", json_out, console))
+
     @gaps_app.command("close")
     def close(gap_id: GapId) -> None:
         """Close an open gap."""

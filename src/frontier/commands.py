@@ -19,7 +19,7 @@ from frontier.intake.run import ingest_plan, pdf_fetcher
 from frontier.intake.single import plan_single
 from frontier.store import queries
 from frontier.store.runs import finish_run, recent_runs, start_run
-from frontier.store.search import search as search_kb
+from frontier.synthesize.retrieve import search_papers
 from frontier.workspace import Workspace, init_workspace, open_workspace
 
 
@@ -134,7 +134,7 @@ def search(
 ) -> None:
     ws = open_workspace(workspace)
     with contextlib.closing(ws.connect()) as conn:
-        hits = [hit.to_dict() for hit in search_kb(conn, query, limit)]
+        hits = [hit.to_dict() for hit in search_papers(conn, query, limit)]
     if json_out:
         render_cli.print_json(console, hits)
     else:

@@ -102,6 +102,13 @@ class LLM:
                 self._model = models.data[0].id if models.data else "default"
         return self._model
 
+    @property
+    def context_size(self) -> int:
+        """The context window to plan prompts for: the embedded model's, or the configured one."""
+        if self.embedded is not None:
+            return self.embedded.context_size
+        return self.settings.context_size
+
     def endpoint_label(self) -> str:
         if self.embedded is not None:
             return (

@@ -124,7 +124,7 @@ def items_data(conn: sqlite3.Connection, table: str) -> list[dict[str, Any]]:
     """Gaps or conflicts by id, each with the papers related to it (newest first)."""
     if table not in ("gaps", "conflicts"):
         raise ValueError(f"not a table of gaps or conflicts: {table}")
-    closed_at = "closed_at" if table == "gaps" else "NULL AS closed_at"
+    closed_at = "closed_at, evidence" if table == "gaps" else "NULL AS closed_at"
     with snapshot(conn):
         related = _related(conn, "gap" if table == "gaps" else "conflict")
         rows = conn.execute(
@@ -160,6 +160,6 @@ def untracked_gaps(settings: Settings, stored: list[Item]) -> list[dict[str, Any
     """Gaps the config declares that curation has not stored yet: no id, no papers."""
     empty = {"id": None, "status": "open", "source": "config", "created_at": None}
     return [
-        {**empty, "topic": slug, "text": text, "closed_at": None, "papers": []}
+        {**empty, "topic": slug, "text": text, "closed_at": None, "evidence": "", "papers": []}
         for slug, text in untracked_config_gaps(settings, stored)
     ]

@@ -18,10 +18,11 @@ from frontier.render.common import (
     topic_path,
 )
 from frontier.render.load import load_kb
+from frontier.render.maps import map_page, stored_maps
 from frontier.render.sources import entity_page, source_page
 from frontier.render.topics import frontier_page, index_page, topic_page
 
-MANAGED_DIRS = ("topics", "entities", "sources")
+MANAGED_DIRS = ("topics", "entities", "sources", "maps")
 
 
 def vault_pages(conn: sqlite3.Connection, settings: Settings) -> dict[str, str]:
@@ -35,6 +36,8 @@ def vault_pages(conn: sqlite3.Connection, settings: Settings) -> dict[str, str]:
         pages[entity_path(entity.slug)] = entity_page(ctx, entity)
     for paper in ctx.kb.papers.values():
         pages[source_path(paper.id)] = source_page(ctx, paper)
+    for row in stored_maps(conn):
+        pages[row["path"]] = map_page(row)
     return pages
 
 

@@ -9,6 +9,13 @@ from dataclasses import asdict, dataclass
 _WORD = re.compile(r"\w+", re.UNICODE)
 _TITLE_WEIGHT, _ABSTRACT_WEIGHT = 8.0, 2.0
 _CANDIDATE_CHUNKS = 400
+# Question words carry no evidence; as OR terms they only add noise to BM25.
+_STOPWORD_TEXT = (
+    "a an and are as at be by can do does did for from how in is it "
+    "its of on or that the this to was were what when where which who why with does "
+    "their there these those into than then so such vs versus about"
+)
+_QUERY_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 @dataclass
@@ -26,10 +33,49 @@ class Hit:
 
 def fts_query(text: str) -> str | None:
     """User words to an FTS5 query: every word may match (OR), BM25 rewards those that do."""
-    words = [w for w in _WORD.findall(text.lower()) if len(w) > 1 or w.isdigit()]
+    words = [
+        w
+        for w in _WORD.findall(text.lower())
+        if (len(w) > 1 or w.isdigit()) and w not in _QUERY_STOPWORDS
+    ]
     if not words:
         return None
     return " OR ".join(f'"{word}"' for word in dict.fromkeys(words))
+
+
+def bm25_chunks(
+    conn: sqlite3.Connection, text: str, limit: int, allowed: set[str] | None = None
+) -> list[tuple[int, float]]:
+    """(chunk id, BM25 score, higher is better) of the best `limit` chunks, optionally only
+    chunks of the `allowed` papers."""
+    query = fts_query(text)
+    if query is None:
+        return []
+    fetch = limit if allowed is None else limit * 8
+    rows = conn.execute(
+        "SELECT c.id, c.paper_id, -bm25(chunks_fts) AS score FROM chunks_fts "
+        "JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? "
+        "ORDER BY bm25(chunks_fts) LIMIT ?",
+        (query, fetch),
+    ).fetchall()
+    kept = [(row[0], row[2]) for row in rows if allowed is None or row[1] in allowed]
+    return kept[:limit]
+
+
+def bm25_papers(conn: sqlite3.Connection, text: str, limit: int) -> list[tuple[str, float]]:
+    """(paper id, score) by title and abstract, title weighted higher."""
+    query = fts_query(text)
+    if query is None:
+        return []
+    return [
+        (row[0], row[1])
+        for row in conn.execute(
+            f"""SELECT paper_id, -bm25(papers_fts, 0, {_TITLE_WEIGHT}, {_ABSTRACT_WEIGHT})
+                FROM papers_fts WHERE papers_fts MATCH ?
+                ORDER BY bm25(papers_fts, 0, {_TITLE_WEIGHT}, {_ABSTRACT_WEIGHT}) LIMIT ?""",
+            (query, limit),
+        )
+    ]
 
 
 def search(conn: sqlite3.Connection, text: str, limit: int = 10) -> list[Hit]:

@@ -1,0 +1,1 @@
+"""Synthesis over the curated KB: retrieval, cited answers, research maps, conflicts."""

@@ -1,0 +1,117 @@
+"""The papers a research map covers, numbered by date, each as a digest within a token budget:
+the abstract, then the full-text chunks that carry its verified numbers and its results."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from frontier.extract.chunk import estimate_tokens
+from frontier.synthesize.bundle import Bundle, Source
+
+DIGEST_TOKENS = 450
+_RESULT_SECTIONS = re.compile(
+    r"result|evaluat|experiment|discussion|conclusion|limitation|ablation", re.IGNORECASE
+)
+
+
+def select_papers(
+    conn: sqlite3.Connection, topic: str | None, since: str | None, limit: int
+) -> list[sqlite3.Row]:
+    """The newest `limit` papers of the topic (or of every topic), returned oldest first."""
+    clauses, params = ["1 = 1"], []
+    if topic:
+        clauses.append("id IN (SELECT paper_id FROM triage WHERE topic = ?)")
+        params.append(topic)
+    elif conn.execute("SELECT 1 FROM triage LIMIT 1").fetchone():
+        clauses.append("id IN (SELECT paper_id FROM triage WHERE topic != '')")
+    if since:
+        clauses.append("coalesce(published, added_at) >= ?")
+        params.append(since)
+    rows = conn.execute(
+        f"SELECT id, title, abstract, coalesce(published, substr(added_at, 1, 10)) AS date "
+        f"FROM papers WHERE {' AND '.join(clauses)} ORDER BY date DESC, id LIMIT ?",
+        [*params, limit],
+    ).fetchall()
+    return sorted(rows, key=lambda row: (row["date"] or "", row["id"]))
+
+
+def _informative_chunks(conn: sqlite3.Connection, paper_id: str) -> list[sqlite3.Row]:
+    """Full-text chunks, those on pages with verified claims first, then result sections."""
+    claim_pages = {
+        row[0]
+        for row in conn.execute(
+            "SELECT DISTINCT page FROM claims WHERE paper_id = ? AND verified = 1", (paper_id,)
+        )
+    }
+    chunks = conn.execute(
+        "SELECT id, page, section, text FROM chunks WHERE paper_id = ? AND page IS NOT NULL "
+        "ORDER BY ord",
+        (paper_id,),
+    ).fetchall()
+
+    def priority(chunk: sqlite3.Row) -> tuple[int, int]:
+        if chunk["page"] in claim_pages:
+            return (0, chunk["id"])
+        return (1 if _RESULT_SECTIONS.search(chunk["section"] or "") else 2, chunk["id"])
+
+    return sorted((c for c in chunks if priority(c)[0] < 2), key=priority)
+
+
+def digest(conn: sqlite3.Connection, paper: sqlite3.Row, number: int, tokens: int) -> Source:
+    """Abstract plus informative excerpts, cut to about `tokens` tokens."""
+    parts = [(paper["abstract"] or "").strip()]
+    pages: list[int] = []
+    chunk_ids: list[int] = []
+    used = estimate_tokens(parts[0])
+    for chunk in _informative_chunks(conn, paper["id"]):
+        room = tokens - used
+        if room < 60:
+            break
+        text = _cut(chunk["text"], room)
+        parts.append(f"(p. {chunk['page']}) {text}")
+        pages.append(chunk["page"])
+        chunk_ids.append(chunk["id"])
+        used += estimate_tokens(text)
+    return Source(
+        number,
+        paper["id"],
+        paper["title"],
+        paper["date"] or "",
+        tuple(sorted(set(pages))),
+        "\n".join(part for part in parts if part),
+        tuple(chunk_ids),
+    )
+
+
+def _cut(text: str, tokens: int) -> str:
+    """At most about `tokens` tokens of `text`, ending at a sentence when one ends nearby."""
+    limit = tokens * 4
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = cut.rfind(". ")
+    return cut[: end + 1] if end > limit // 2 else cut + " …"
+
+
+def paper_bundle(conn: sqlite3.Connection, papers: list[sqlite3.Row], tokens: int) -> Bundle:
+    return Bundle([digest(conn, paper, i, tokens) for i, paper in enumerate(papers, start=1)])
+
+
+def batches(bundle: Bundle, budget: int) -> list[Bundle]:
+    """Consecutive slices of the bundle that each fit in `budget` tokens (keeping numbers)."""
+    groups: list[Bundle] = [Bundle()]
+    used = 0
+    for source in bundle.sources:
+        cost = estimate_tokens(source.render()) + 2
+        if groups[-1].sources and used + cost > budget:
+            groups.append(Bundle())
+            used = 0
+        groups[-1].sources.append(source)
+        used += cost
+    return groups
+
+
+def title_list(bundle: Bundle) -> str:
+    """The short form of a bundle used with notes: number, title and date of each paper."""
+    return "\n".join(f"[{s.number}] {s.title} ({s.date[:7]})" for s in bundle.sources)

@@ -1,0 +1,257 @@
+"""A research map of a set of papers: themes by clustering, prose by the model, chronology by
+dates, and every [n] checked against the bundle. Map-reduce when the bundle exceeds the context."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+import numpy as np
+from pydantic import AfterValidator, BaseModel, Field
+
+from frontier.curate.vectors import ensure_paper_vectors
+from frontier.llm.client import LLM
+from frontier.llm.embeddings import Embedder
+from frontier.llm.prompts import load_prompt
+from frontier.llm.records import LLMFailure, Usage
+from frontier.synthesize.ask import budget_for
+from frontier.synthesize.bundle import Bundle
+from frontier.synthesize.citations import check_citations, check_numbers, cited_numbers
+from frontier.synthesize.papers import DIGEST_TOKENS, batches, paper_bundle, title_list
+from frontier.synthesize.themes import cluster, keyword_name
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_PLACEHOLDER = re.compile(r"^\W*$|<[^>]*>|\.\.\.|…")
+
+
+def _words(minimum: int) -> Any:
+    """A validator: real words, not the reply format's placeholder echoed back."""
+
+    def check(value: str) -> str:
+        value = " ".join(value.split())
+        if _PLACEHOLDER.search(value) or len(_WORD.findall(value)) < minimum:
+            raise ValueError(f"needs at least {minimum} real words, not a placeholder")
+        return value
+
+    return AfterValidator(check)
+
+
+Name = Annotated[str, Field(max_length=120), _words(1)]
+Prose = Annotated[str, _words(5)]
+
+
+class ThemeReply(BaseModel):
+    name: Name
+    summary: Prose
+
+
+class OverviewReply(BaseModel):
+    overview: Prose
+
+
+class CitedItem(BaseModel):
+    text: Prose
+    papers: list[int] = Field(default_factory=list)
+
+
+class ProblemItem(BaseModel):
+    problem: Prose
+    papers: list[int] = Field(default_factory=list)
+
+
+class ProblemsReply(BaseModel):
+    problems: list[ProblemItem] = Field(min_length=1, max_length=8)
+
+
+class TakeawaysReply(BaseModel):
+    takeaways: list[CitedItem] = Field(min_length=1, max_length=8)
+
+
+class NotesReply(BaseModel):
+    notes: list[CitedItem] = Field(min_length=1, max_length=12)
+
+
+@dataclass
+class Theme:
+    name: str
+    summary: str
+    members: list[int]
+
+
+@dataclass
+class Item:
+    text: str
+    papers: list[int]
+
+
+@dataclass
+class ResearchMap:
+    bundle: Bundle
+    mode: str = "single pass"
+    overview: str = ""
+    themes: list[Theme] = field(default_factory=list)
+    chronology: list[tuple[str, list[int]]] = field(default_factory=list)
+    problems: list[Item] = field(default_factory=list)
+    takeaways: list[Item] = field(default_factory=list)
+    removed: list[tuple[str, int]] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+    prompt_tag: str = ""
+    reasoning: list[str] = field(default_factory=list)
+
+    def cited(self) -> list[int]:
+        """Every paper number the map cites, after the check."""
+        numbers: set[int] = set()
+        texts = [self.overview] + [t.summary for t in self.themes]
+        texts += [i.text for i in self.problems + self.takeaways]
+        for text in texts:
+            numbers.update(cited_numbers(text))
+        for group in [t.members for t in self.themes] + [i.papers for i in self.problems]:
+            numbers.update(group)
+        return sorted(numbers)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "overview": self.overview,
+            "themes": [t.__dict__ for t in self.themes],
+            "chronology": [{"period": p, "papers": n} for p, n in self.chronology],
+            "open_problems": [i.__dict__ for i in self.problems],
+            "takeaways": [i.__dict__ for i in self.takeaways],
+            "removed_citations": [{"where": w, "n": n} for w, n in self.removed],
+            "failures": self.failures,
+            "model": self.model,
+            "prompt_version": self.prompt_tag,
+            "usage": self.usage.__dict__,
+        }
+
+
+def chronology(bundle: Bundle) -> list[tuple[str, list[int]]]:
+    """Papers by half-year of their date, oldest first (computed, not written by the model)."""
+    periods: dict[str, list[int]] = {}
+    for source in bundle.sources:
+        year, month = source.date[:4] or "undated", source.date[5:7]
+        period = f"{year} H{1 if month and int(month) <= 6 else 2}" if month else year
+        periods.setdefault(period, []).append(source.number)
+    return sorted(periods.items())
+
+
+# room for each part's JSON; a small model that loops stops here instead of at the server limit
+_MAX_TOKENS = {"theme": 200, "overview": 320, "problems": 480, "takeaways": 420, "notes": 640}
+
+
+class MapWriter:
+    """Runs the calls of one map over a shared context, so a prefix cache reuses it."""
+
+    def __init__(self, llm: LLM, field_name: str, think: bool) -> None:
+        self.llm = llm
+        self.field = field_name
+        self.think = think
+        self.prompt = load_prompt("map")
+
+    async def call(
+        self, schema: type[BaseModel], rmap: ResearchMap, context: str, part: str, **extra: Any
+    ) -> Any:
+        messages = self.prompt.messages(
+            field=self.field, bundle=context, part=part, **({"members": ""} | extra)
+        )
+        try:
+            reply = await self.llm.structured(
+                schema,
+                messages,
+                max_tokens=_MAX_TOKENS[part],
+                purpose=f"map:{part}",
+                prompt_version=self.prompt.tag,
+                think=self.think,
+            )
+        except LLMFailure as failure:
+            rmap.failures.append(f"{part}: {failure.message}")
+            return None
+        rmap.usage.add(reply.result.usage)
+        rmap.model = reply.result.model
+        if reply.result.reasoning:
+            rmap.reasoning.append(f"{part}: {reply.result.reasoning}")
+        return reply.value
+
+
+def _checked(rmap: ResearchMap, where: str, text: str, valid: set[int]) -> str:
+    check = check_citations(text.strip(), valid)
+    rmap.removed.extend((where, n) for n in check.removed)
+    return check.text
+
+
+def _checked_numbers(
+    rmap: ResearchMap, where: str, numbers: list[int], valid: set[int]
+) -> list[int]:
+    kept, removed = check_numbers(numbers, valid)
+    rmap.removed.extend((where, n) for n in removed)
+    return kept
+
+
+async def _notes_context(writer: MapWriter, rmap: ResearchMap, budget: int) -> str:
+    """Map step: notes per batch of papers; the reduce context is the title list plus notes."""
+    groups = batches(rmap.bundle, budget)
+    rmap.mode = f"map-reduce over {len(groups)} batches"
+    lines = []
+    for group in groups:
+        valid = group.numbers()
+        reply = await writer.call(NotesReply, rmap, group.render(), "notes")
+        for note in reply.notes if reply else []:
+            lines.append("- " + _checked(rmap, "notes", note.text, valid))
+    return f"{title_list(rmap.bundle)}\n\nNotes on these papers:\n" + "\n".join(lines)
+
+
+async def write_map(
+    conn: sqlite3.Connection,
+    llm: LLM,
+    embedder: Embedder,
+    field_name: str,
+    papers: list[sqlite3.Row],
+    *,
+    think: bool = False,
+) -> ResearchMap:
+    budget = budget_for(llm)
+    rmap = ResearchMap(paper_bundle(conn, papers, DIGEST_TOKENS))
+    writer = MapWriter(llm, field_name, think)
+    rmap.prompt_tag = writer.prompt.tag
+    valid = rmap.bundle.numbers()
+    if not papers:
+        return rmap
+    context = rmap.bundle.render()
+    if rmap.bundle.tokens() > budget:
+        context = await _notes_context(writer, rmap, budget)
+    vectors = ensure_paper_vectors(conn, embedder, papers)
+    matrix = np.stack([vectors[paper["id"]] for paper in papers])
+    titles = {source.number: source.title for source in rmap.bundle.sources}
+    all_titles = list(titles.values())
+    for group in cluster(matrix):
+        members = [index + 1 for index in group]
+        reply = await writer.call(
+            ThemeReply, rmap, context, "theme", members=", ".join(f"[{n}]" for n in members)
+        )
+        name = reply.name if reply else keyword_name([titles[n] for n in members], all_titles)
+        summary = _checked(rmap, "theme", reply.summary, valid) if reply else ""
+        rmap.themes.append(Theme(name, summary, members))
+    rmap.chronology = chronology(rmap.bundle)
+    overview = await writer.call(OverviewReply, rmap, context, "overview")
+    rmap.overview = _checked(rmap, "overview", overview.overview, valid) if overview else ""
+    problems = await writer.call(ProblemsReply, rmap, context, "problems")
+    for item in problems.problems if problems else []:
+        rmap.problems.append(
+            Item(
+                _checked(rmap, "open problems", item.problem, valid),
+                _checked_numbers(rmap, "open problems", item.papers, valid),
+            )
+        )
+    takeaways = await writer.call(TakeawaysReply, rmap, context, "takeaways")
+    for item in takeaways.takeaways if takeaways else []:
+        rmap.takeaways.append(
+            Item(
+                _checked(rmap, "takeaways", item.text, valid),
+                _checked_numbers(rmap, "takeaways", item.papers, valid),
+            )
+        )
+    return rmap

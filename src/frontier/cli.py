@@ -63,7 +63,7 @@ def _ws() -> Path | None:
     return _state["workspace"]  # type: ignore[return-value]
 
 
-cli_kb.register(app, _ws, console)
+cli_kb.register(app, _ws, console, lambda: bool(_state["use_cache"]))
 cli_web.register(app, _ws, console)
 cli_synth.register(app, _ws, lambda: bool(_state["use_cache"]), console)
 

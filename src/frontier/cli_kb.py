@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from frontier import commands_kb
+from frontier import commands_curate, commands_kb
 from frontier.commands_kb import KBError
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
@@ -30,11 +30,16 @@ def _run(call: Callable[[], int]) -> None:
         raise typer.Exit(code)
 
 
-def register(app: typer.Typer, ws_getter: Callable[[], Path | None], console: Console) -> None:
+def register(
+    app: typer.Typer,
+    ws_getter: Callable[[], Path | None],
+    console: Console,
+    cache_getter: Callable[[], bool] = lambda: True,
+) -> None:
     """Add papers, claims, gaps, conflicts, entities and render to `app`."""
     _register_listings(app, ws_getter, console)
     _register_gaps(app, ws_getter, console)
-    _register_conflicts(app, ws_getter, console)
+    _register_conflicts(app, ws_getter, console, cache_getter)
 
 
 def _register_listings(
@@ -135,7 +140,10 @@ def _register_gaps(
 
 
 def _register_conflicts(
-    app: typer.Typer, ws_getter: Callable[[], Path | None], console: Console
+    app: typer.Typer,
+    ws_getter: Callable[[], Path | None],
+    console: Console,
+    cache_getter: Callable[[], bool],
 ) -> None:
     conflicts_app = typer.Typer(
         help="Disagreements between papers that a topic flags.", no_args_is_help=True
@@ -153,6 +161,13 @@ def _register_conflicts(
     def list_(json_out: JsonOpt = False) -> None:
         """Conflicts with their status and the papers that bear on them."""
         _run(lambda: commands_kb.conflicts_list(ws_getter(), json_out, console))
+
+    @conflicts_app.command("detect")
+    def detect(json_out: JsonOpt = False) -> None:
+        """Flag verified claims that disagree in a comparable setting (curate does this too)."""
+        _run(
+            lambda: commands_curate.conflicts_detect(ws_getter(), json_out, cache_getter(), console)
+        )
 
     @conflicts_app.command("close")
     def close(

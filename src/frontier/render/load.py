@@ -96,6 +96,29 @@ class EntityInfo:
     aliases: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ConflictEvidence:
+    """The two disagreeing claims behind a conflict found by code, and later measurements."""
+
+    conflict_id: int
+    paper_a: str
+    paper_b: str
+    metric: str
+    setting: str
+    quote_a: str
+    quote_b: str
+    page_a: int | None
+    page_b: int | None
+    value_a: str
+    value_b: str
+    why: str
+    label: str
+    reason: str
+    later: tuple[dict[str, Any], ...]
+    model: str
+    prompt_version: str
+
+
 @dataclass
 class KB:
     """Everything the vault shows, with lookups by paper and by relation target."""
@@ -108,6 +131,7 @@ class KB:
     gaps: list[Item]
     conflicts: list[Item]
     entities: list[EntityInfo]
+    evidence: dict[int, ConflictEvidence] = field(default_factory=dict)
     _index: dict[str, dict[Any, list[Any]]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -189,7 +213,20 @@ def load_kb(conn: sqlite3.Connection, settings: Settings) -> KB:
             gaps=load_items(conn, "gaps"),
             conflicts=load_items(conn, "conflicts"),
             entities=load_entities(conn, settings),
+            evidence=load_conflict_evidence(conn),
         )
+
+
+def load_conflict_evidence(conn: sqlite3.Connection) -> dict[int, ConflictEvidence]:
+    rows = conn.execute(
+        "SELECT conflict_id, paper_a, paper_b, metric, setting, quote_a, quote_b, page_a, "
+        "page_b, value_a, value_b, why, label, reason, later, model, prompt_version "
+        "FROM conflict_claims ORDER BY conflict_id"
+    ).fetchall()
+    return {
+        r["conflict_id"]: ConflictEvidence(**(dict(r) | {"later": tuple(json.loads(r["later"]))}))
+        for r in rows
+    }
 
 
 def _known(rows: list[T], papers: dict[str, Paper]) -> list[T]:

@@ -17,7 +17,7 @@ from frontier.render.common import (
     text,
     topic_path,
 )
-from frontier.render.load import Item, Paper, untracked_config_gaps
+from frontier.render.load import ConflictEvidence, Item, Paper, untracked_config_gaps
 
 HEADLINE_CLAIMS = 3
 
@@ -151,12 +151,48 @@ def _items(
                 f"reject with `frontier gaps reject {item.id}`.",
                 "",
             ]
+        evidence = ctx.kb.evidence.get(item.id) if kind == "conflict" else None
+        if evidence is not None:
+            lines += conflict_evidence(ctx, here, evidence)
         related = ctx.kb.relations_to(kind, str(item.id))
         lines += bullets(
             (_bearing(ctx, here, r.paper_id, r.detail) for r in related),
             "No papers bear on it yet.",
         )
         lines.append("")
+    return lines
+
+
+def conflict_evidence(ctx: Context, here: str, found: ConflictEvidence) -> list[str]:
+    """Both quotes with their pages, the model's label, and later papers measuring the setting."""
+    lines = [
+        f"Found by code: {text(found.metric)} in a comparable setting "
+        f"({text(found.setting)}), {text(found.why)}.",
+        "",
+    ]
+    for paper_id, value, page, quote in (
+        (found.paper_a, found.value_a, found.page_a, found.quote_a),
+        (found.paper_b, found.value_b, found.page_b, found.quote_b),
+    ):
+        where = f", p. {page}" if page else ""
+        lines.append(f"- {ctx.dated_paper(paper_id, here)}{where}: {text(value)} — “{text(quote)}”")
+    lines.append("")
+    if found.label:
+        lines += [
+            f"Judged {text(found.label)} by {text(found.model)} ({text(found.prompt_version)}): "
+            f"{text(found.reason)}",
+            "",
+        ]
+    if found.later:
+        lines += ["Later papers measuring this setting:", ""]
+        for item in found.later:
+            page = f", p. {item['page']}" if item.get("page") else ""
+            lines.append(
+                f"- {ctx.dated_paper(str(item['paper_id']), here)}{page}: "
+                f"{text(item['value'])} — “{text(item['quote'])}”"
+            )
+        lines.append("")
+    lines += ["Papers bearing on it:", ""]
     return lines
 
 

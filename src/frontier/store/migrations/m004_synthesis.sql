@@ -49,6 +49,7 @@ CREATE TABLE conflict_claims (
     why            TEXT NOT NULL,                  -- what code found: direction or factor
     label          TEXT NOT NULL DEFAULT '',       -- contradiction | different conditions
     reason         TEXT NOT NULL DEFAULT '',
+    later          TEXT NOT NULL DEFAULT '[]',     -- JSON: later claims measuring the same setting
     model          TEXT NOT NULL DEFAULT '',
     prompt_version TEXT NOT NULL DEFAULT '',
     run_id         INTEGER REFERENCES runs(id)

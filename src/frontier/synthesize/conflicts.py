@@ -1,0 +1,261 @@
+"""Conflicts between verified claims, found by code: the same metric family and unit in a
+comparable setting (size class, hardware, precision, read from the quotes), with values apart by
+a large factor or stated in opposite directions. The model only labels each pair; a later paper
+that measures the disputed setting is listed under the conflict."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from frontier.llm.client import LLM
+from frontier.llm.prompts import Prompt, load_prompt
+from frontier.llm.records import LLMFailure
+from frontier.store.db import now, transaction
+from frontier.synthesize.settings import (
+    Setting,
+    comparable,
+    metric_family,
+    setting_of,
+    stated_direction,
+    unit_class,
+)
+
+LARGE_FACTOR = 3.0
+
+
+class ConflictVerdict(BaseModel):
+    label: Literal["contradiction", "different conditions"]
+    reason: str = Field(min_length=10, max_length=400)
+
+
+@dataclass(frozen=True)
+class ClaimFact:
+    id: int
+    paper_id: str
+    date: str
+    topic: str
+    family: str
+    unit: str
+    unit_text: str
+    value: float | None
+    value_text: str
+    setting: Setting
+    direction: str
+    page: int | None
+    quote: str
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    a: ClaimFact
+    b: ClaimFact
+    why: str
+
+    @property
+    def key(self) -> str:
+        parts = [self.a.paper_id, self.b.paper_id, self.a.family, self.a.setting.describe()]
+        parts += [self.a.value_text, self.b.value_text]
+        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
+
+    def text(self) -> str:
+        return (
+            f"{self.a.family} ({self.a.setting.describe()}): {self.a.value_text}{_u(self.a)} "
+            f"in {self.a.paper_id} vs {self.b.value_text}{_u(self.b)} in {self.b.paper_id}"
+        )
+
+
+def _u(fact: ClaimFact) -> str:
+    unit = fact.unit_text.strip()
+    return "" if not unit or unit in fact.value_text else f" {unit}"
+
+
+def load_facts(conn: sqlite3.Connection) -> list[ClaimFact]:
+    """Verified claims with a metric family and a value, oldest paper first."""
+    rows = conn.execute(
+        """SELECT c.id, c.paper_id, c.metric, c.value, c.value_text, c.unit, c.model_name,
+                  c.hardware, c.condition, c.page, c.quote,
+                  coalesce(p.published, substr(p.added_at, 1, 10)) AS date,
+                  (SELECT topic FROM triage t WHERE t.paper_id = c.paper_id AND topic != ''
+                   ORDER BY topic LIMIT 1) AS topic
+           FROM claims c JOIN papers p ON p.id = c.paper_id
+           WHERE c.verified = 1 ORDER BY date, c.paper_id, c.id"""
+    ).fetchall()
+    facts = []
+    for r in rows:
+        family = metric_family(r["metric"], r["quote"])
+        if not family or r["value"] is None:
+            continue
+        facts.append(
+            ClaimFact(
+                r["id"],
+                r["paper_id"],
+                r["date"] or "",
+                r["topic"] or "",
+                family,
+                unit_class(r["unit"], r["value_text"]),
+                r["unit"] or "",
+                r["value"],
+                r["value_text"],
+                setting_of(r["quote"], r["model_name"], r["hardware"], r["condition"]),
+                stated_direction(r["quote"]),
+                r["page"],
+                r["quote"],
+            )
+        )
+    return facts
+
+
+def _same_measure(a: ClaimFact, b: ClaimFact) -> bool:
+    return a.family == b.family and a.unit == b.unit and comparable(a.setting, b.setting)
+
+
+def disagreement(a: ClaimFact, b: ClaimFact) -> Disagreement | None:
+    if a.paper_id == b.paper_id or not _same_measure(a, b):
+        return None
+    if a.direction and b.direction and a.direction != b.direction:
+        return Disagreement(a, b, f"opposite directions: {a.direction} vs {b.direction}")
+    low, high = sorted((abs(a.value or 0.0), abs(b.value or 0.0)))
+    if low > 0 and high / low >= LARGE_FACTOR:
+        return Disagreement(a, b, f"values {high / low:.1f}x apart")
+    return None
+
+
+def find_disagreements(facts: list[ClaimFact]) -> list[Disagreement]:
+    by_family: dict[tuple[str, str], list[ClaimFact]] = {}
+    for fact in facts:
+        by_family.setdefault((fact.family, fact.unit), []).append(fact)
+    found = []
+    for group in by_family.values():
+        for a, b in combinations(group, 2):
+            if (d := disagreement(a, b)) is not None:
+                found.append(d)
+    return found
+
+
+def later_measurements(d: Disagreement, facts: list[ClaimFact]) -> list[dict[str, object]]:
+    """Claims of papers dated after both sides that measure the disputed setting."""
+    after = max(d.a.date, d.b.date)
+    return [
+        {
+            "paper_id": f.paper_id,
+            "date": f.date,
+            "value": f.value_text,
+            "page": f.page,
+            "quote": f.quote,
+        }
+        for f in facts
+        if f.date > after
+        and f.paper_id not in (d.a.paper_id, d.b.paper_id)
+        and _same_measure(f, d.a)
+    ]
+
+
+async def detect_conflicts(
+    conn: sqlite3.Connection, llm: LLM, field_name: str, run_id: int, default_topic: str
+) -> dict[str, int]:
+    """Flag new disagreements (labelled by the model) and refresh the later measurements of
+    all; a pair already flagged is never flagged twice."""
+    facts = load_facts(conn)
+    counts = {"pairs": 0, "new": 0, "labelled": 0, "label failures": 0}
+    prompt = load_prompt("conflict")
+    for d in find_disagreements(facts):
+        counts["pairs"] += 1
+        later = json.dumps(later_measurements(d, facts))
+        known = conn.execute(
+            "SELECT conflict_id FROM conflict_claims WHERE claim_key = ?", (d.key,)
+        ).fetchone()
+        if known:
+            with transaction(conn):
+                conn.execute(
+                    "UPDATE conflict_claims SET later = ? WHERE conflict_id = ?", (later, known[0])
+                )
+            continue
+        verdict, model = await _label(llm, prompt, field_name, d)
+        counts["labelled" if verdict else "label failures"] += 1
+        _store(conn, d, later, verdict, model, prompt.tag if verdict else "", run_id, default_topic)
+        counts["new"] += 1
+    return counts
+
+
+async def _label(
+    llm: LLM, prompt: Prompt, field_name: str, d: Disagreement
+) -> tuple[ConflictVerdict | None, str]:
+    messages = prompt.messages(
+        field=field_name,
+        metric=d.a.family,
+        setting=d.a.setting.describe(),
+        why=d.why,
+        date_a=d.a.date,
+        page_a=d.a.page,
+        quote_a=d.a.quote,
+        date_b=d.b.date,
+        page_b=d.b.page,
+        quote_b=d.b.quote,
+    )
+    try:
+        reply = await llm.structured(
+            ConflictVerdict,
+            messages,
+            purpose="conflict",
+            prompt_version=prompt.tag,
+            max_tokens=200,
+        )
+    except LLMFailure:
+        return None, ""
+    return reply.value, reply.result.model
+
+
+def _store(
+    conn: sqlite3.Connection,
+    d: Disagreement,
+    later: str,
+    verdict: ConflictVerdict | None,
+    model: str,
+    prompt_tag: str,
+    run_id: int,
+    default_topic: str,
+) -> None:
+    topic = d.b.topic or d.a.topic or default_topic
+    with transaction(conn):
+        conn.execute(
+            "INSERT OR IGNORE INTO conflicts (topic, text, status, source, created_at) "
+            "VALUES (?, ?, 'open', 'claims', ?)",
+            (topic, d.text(), now()),
+        )
+        conflict_id = conn.execute(
+            "SELECT id FROM conflicts WHERE topic = ? AND text = ?", (topic, d.text())
+        ).fetchone()[0]
+        conn.execute(
+            """INSERT OR IGNORE INTO conflict_claims (conflict_id, claim_key, paper_a, paper_b,
+                   metric, setting, quote_a, quote_b, page_a, page_b, value_a, value_b, why,
+                   label, reason, later, model, prompt_version, run_id)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                conflict_id,
+                d.key,
+                d.a.paper_id,
+                d.b.paper_id,
+                d.a.family,
+                d.a.setting.describe(),
+                d.a.quote,
+                d.b.quote,
+                d.a.page,
+                d.b.page,
+                d.a.value_text,
+                d.b.value_text,
+                d.why,
+                verdict.label if verdict else "",
+                verdict.reason if verdict else "",
+                later,
+                model,
+                prompt_tag,
+                run_id,
+            ),
+        )

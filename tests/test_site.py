@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from helpers import run_cli
-from web_kb import HOSTILE_TITLE, VLLM, built_kb
+from web_kb import HOSTILE_TITLE, VLLM, mapped_kb
 
 
 class _Links(HTMLParser):
@@ -31,7 +31,7 @@ def links_of(path: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    kb = built_kb(tmp_path_factory)
+    kb = mapped_kb(tmp_path_factory)
     out = tmp_path_factory.mktemp("site") / "public"
     result = run_cli("-w", str(kb), "site", str(out))
     assert result.code == 0, result.err
@@ -77,9 +77,15 @@ def test_site_has_the_pages_of_the_server(site: Path) -> None:
         "claims.html",
         "search.html",
         "usage.html",
+        "maps.html",
+        "maps/1.html",
         "static/style.css",
     ):
         assert (site / relpath).is_file(), relpath
+    assert not (site / "ask.html").exists()  # asking needs the model: the server only
+    assert not any(link.startswith("ask") for link in links_of(site / "index.html"))
+    the_map = links_of(site / "maps/1.html")
+    assert f"../paper/{VLLM}.html" in the_map and f"../paper/{VLLM}/page/1.html" in the_map
     page = " ".join((site / f"paper/{VLLM}/page/1.html").read_text().split())
     assert '<mark id="quote">vLLM improves the throughput' in page
     assert "<form" not in (site / "topic/serving/frontier.html").read_text()

@@ -4,6 +4,7 @@ outside the workspace, loopback unless asked; pages through the real server wher
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import http.client
 import os
 import re
@@ -24,6 +25,7 @@ from web_kb import (
     built_kb,
     copy_kb,
     free_port,
+    mapped_kb,
     serving,
 )
 
@@ -48,6 +50,7 @@ PAGES = [
     "/claims?hardware=a100&sort=value_desc",
     "/search?q=paged+attention",
     "/usage",
+    "/maps",
 ]
 
 
@@ -126,12 +129,36 @@ def test_claims_explorer_filters_and_sorts_by_value(client: TestClient) -> None:
     assert "Verified speed-ups by method family" in a100 and "Speculative decoding" in everything
 
 
-def test_search_uses_the_store_search(client: TestClient) -> None:
+def test_search_is_the_hybrid_retrieval(client: TestClient) -> None:
     page = client.get("/search", params={"q": "paged attention KV cache memory"}).text
     first = re.search(r'<a class="paper" href="/paper/([^"]+)"', page)
     assert first and first.group(1) == VLLM
     assert "<mark>" in page
     assert "No matches." in client.get("/search", params={"q": "zzzqqq"}).text
+
+
+def test_maps_list_the_stored_maps_and_show_one_with_working_links(
+    client: TestClient, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    assert "No research maps yet: run <code>frontier map</code>." in client.get("/maps").text
+    root = mapped_kb(tmp_path_factory)
+    (map_id,) = db(root).execute("SELECT id FROM maps").fetchone()
+    with serving(root) as base:
+        status, listing = _raw_get(base, "/maps")
+        assert status == 200
+        row = re.search(r"<tbody>\s*<tr>(.*?)</tr>", listing, re.S)
+        assert row and f'href="/maps/{map_id}">Serving &amp; runtime</a>' in row.group(1)
+        cells = re.findall(r"<td[^>]*>([^<]*)</td>", row.group(1))
+        assert cells == [dt.date.today().isoformat(), "21", "fake-model"]
+        status, page = _raw_get(base, f"/maps/{map_id}")
+        assert status == 200 and "<h1>Research map: Serving &amp; runtime</h1>" in page
+        assert "page the KV cache" in page and "[1]</a> &amp; speculate" in page
+        assert "[42]</a>" not in page and "[42] in overview, [99] in open problems" in page
+        links = set(re.findall(r'href="(/paper/[^"]+)"', page))
+        assert f"/paper/{VLLM}/page/1" in links and len(links) > 20
+        for link in links:
+            assert _raw_get(base, link)[0] == 200, link
+        assert _raw_get(base, "/maps/999")[0] == 404
 
 
 def test_usage_shows_tokens_cache_hits_and_a_plot(client: TestClient) -> None:

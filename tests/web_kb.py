@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import os
 import shutil
 import socket
@@ -16,6 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from fake_openai import FakeOpenAI, Reply
 from helpers import corpus, run_cli
 
 from frontier.llm.ledger import record_call
@@ -46,6 +48,22 @@ _TOPIC_WORDS = [
     ("serving", ("serving", "speculative", "decod", "cache", "attention", "orca", "lora")),
 ]
 _BUILT: dict[str, Path] = {}
+# one reply that satisfies every part of a map (theme, overview, problems, takeaways, notes);
+# [42] and [99] are made up and must be removed
+MAP_REPLY = json.dumps(
+    {
+        "name": "Paged KV cache serving",
+        "summary": "These systems manage the KV cache in blocks to serve more requests [1][2].",
+        "overview": "Serving systems page the KV cache [1] & speculate tokens [2][42].",
+        "problems": [
+            {"problem": "Nobody measures paging overhead on long prompts [1].", "papers": [1, 99]}
+        ],
+        "takeaways": [
+            {"text": "Adopt paged KV cache memory before anything else [1].", "papers": [1]}
+        ],
+        "notes": [{"text": "Paged attention stores the KV cache in blocks [1].", "papers": [1]}],
+    }
+)
 
 
 def topic_for(title: str) -> str:
@@ -250,6 +268,23 @@ def built_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _BUILT["kb"]
 
 
+def mapped_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the KB with a research map of the serving topic, written by the real
+    `frontier map` against a scripted remote model; built once per session, read-only."""
+    if "mapped" not in _BUILT:
+        root = copy_kb(built_kb(tmp_path_factory), tmp_path_factory.mktemp("mapped-kb") / "kb")
+        with FakeOpenAI([Reply(content=MAP_REPLY)]) as server:
+            made = run_cli("-w", str(root), "map", "--topic", "serving", env=model_env(server))
+        assert made.code == 0, made.out + made.err
+        _BUILT["mapped"] = root
+    return _BUILT["mapped"]
+
+
+def model_env(server: FakeOpenAI) -> dict[str, str]:
+    """Settings that send every model call to the scripted server, as to a remote vLLM."""
+    return {"FRONTIER_LLM__BASE_URL": server.url, "FRONTIER_LLM__BACKEND": "vllm"}
+
+
 def copy_kb(template: Path, target: Path) -> Path:
     shutil.copytree(template, target)
     return target
@@ -262,10 +297,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(root: Path, *flags: str) -> Iterator[str]:
+def serving(root: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """`frontier serve` for real in a subprocess on a free port; yields its base URL."""
     port = free_port()
-    env = {**os.environ, "NO_COLOR": "1"}
+    env = {**os.environ, "NO_COLOR": "1", **(env or {})}
     command = [sys.executable, "-m", "frontier", "-w", str(root), "serve", "--port", str(port)]
     proc = subprocess.Popen(
         [*command, *flags], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

@@ -24,10 +24,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from frontier import commands_kb
 from frontier.render.common import Context
 from frontier.store.queries import page_text
-from frontier.store.search import search
-from frontier.web import views
+from frontier.synthesize.retrieve import search_papers
+from frontier.web import synthesis, views
 from frontier.web.links import STATIC_FILES, Links
-from frontier.web.reads import KBCache, page_count, read_only, usage_rows
+from frontier.web.reads import KBCache, SharedEmbedder, page_count, read_only, usage_rows
 from frontier.web.templating import render
 from frontier.workspace import Workspace
 
@@ -87,6 +87,7 @@ class WebApp:
         self.allow_edits = allow_edits
         self.csrf = secrets.token_urlsafe(24)
         self.cache = KBCache(ws)
+        self.embedder = SharedEmbedder()
         self.assets = _static_assets()
 
     @contextlib.contextmanager
@@ -149,8 +150,17 @@ class WebApp:
     def search(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
         with self.reading() as (conn, ctx):
-            hits = search(conn, query, SEARCH_LIMIT) if query else []
+            hits = search_papers(conn, query, SEARCH_LIMIT, self.embedder.get()) if query else []
             return self.page(views.search_view(ctx, query, hits), ctx)
+
+    def maps(self, request: Request) -> Response:
+        with self.reading() as (conn, ctx):
+            return self.page(synthesis.maps_view(ctx, synthesis.map_rows(conn)), ctx)
+
+    def one_map(self, request: Request) -> Response:
+        with self.reading() as (conn, ctx):
+            row = synthesis.map_row(conn, request.path_params["map_id"])
+            return self.page(synthesis.map_view(ctx, row), ctx)
 
     def usage(self, request: Request) -> Response:
         with self.reading() as (conn, ctx):
@@ -197,6 +207,8 @@ class WebApp:
             Route("/entity/{slug}", self.entity),
             Route("/claims", self.claims),
             Route("/search", self.search),
+            Route("/maps", self.maps),
+            Route("/maps/{map_id:int}", self.one_map),
             Route("/usage", self.usage),
             Route("/static/{name}", self.static),
             Route("/gap/{gap_id:int}/{action}", self.gap_action, methods=["POST"]),

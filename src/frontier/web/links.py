@@ -15,8 +15,10 @@ def page_path(name: str, *args: object) -> str:
     """The page's path without a suffix, e.g. `paper/2309.06180/page/4` ('' is the home page)."""
     if name == "topics":
         return ""
-    if name in ("claims", "search", "usage"):
+    if name in ("claims", "search", "usage", "maps", "ask"):
         return name
+    if name == "map":
+        return f"maps/{args[0]}"
     if name == "topic":
         return f"topic/{args[0]}"
     if name == "frontier":

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from frontier.config import LLMSettings
+from frontier.llm.embeddings import Embedder, EmbeddingError, load_embedder
 from frontier.llm.ledger import usage_totals
 from frontier.render.common import Context
 from frontier.render.load import load_kb
@@ -49,6 +50,25 @@ class KBCache:
                 self._ctx = Context(load_kb(conn, self.ws.settings), self.ws.settings)
                 self._key = key
             return self._ctx
+
+
+class SharedEmbedder:
+    """The embedding model, loaded on first use and shared by every request of the server."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._embedder: Embedder | None = None
+        self.error = ""
+
+    def get(self) -> Embedder | None:
+        """The model, or None when it is not installed (retrieval then ranks by BM25 alone)."""
+        with self._lock:
+            if self._embedder is None and not self.error:
+                try:
+                    self._embedder = load_embedder()
+                except EmbeddingError as exc:
+                    self.error = str(exc)
+            return self._embedder
 
 
 def page_count(conn: sqlite3.Connection, paper_id: str) -> int:

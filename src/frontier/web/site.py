@@ -13,7 +13,7 @@ from frontier.render.common import Context
 from frontier.render.load import load_kb
 from frontier.render.vault import write_if_changed
 from frontier.store.queries import page_text
-from frontier.web import views
+from frontier.web import synthesis, views
 from frontier.web.links import STATIC_FILES, Links, site_file
 from frontier.web.reads import cited_pages, read_only, usage_rows
 from frontier.web.templating import render
@@ -28,6 +28,7 @@ def site_pages(ws: Workspace) -> dict[str, str]:
         ctx = Context(load_kb(conn, ws.settings), ws.settings)
         counts = dict(conn.execute("SELECT id, n_pages FROM papers WHERE n_pages > 0"))
         files = {site_file(*key): _html(ctx, view, site_file(*key)) for key, view in _views(ctx)}
+        files.update(_maps(ctx, conn))
         files.update(_page_views(ctx, conn, counts))
         files.update(_claims_and_usage(ctx, conn, counts))
     folder = resources.files("frontier.web").joinpath("static")
@@ -51,16 +52,38 @@ def _views(ctx: Context) -> Iterator[tuple[tuple[str, ...], views.View]]:
         yield ("entity", entity.slug), views.entity_view(ctx, entity.slug)
 
 
+def _maps(ctx: Context, conn: sqlite3.Connection) -> dict[str, str]:
+    rows = synthesis.map_rows(conn)
+    files = {site_file("maps"): _html(ctx, synthesis.maps_view(ctx, rows), site_file("maps"))}
+    for row in rows:
+        here = site_file("map", row["id"])
+        files[here] = _html(ctx, synthesis.map_view(ctx, synthesis.map_row(conn, row["id"])), here)
+    return files
+
+
+def _map_pages(conn: sqlite3.Connection) -> set[tuple[str, int]]:
+    """(paper, page) of every page the bundle of a listed map names."""
+    pages = set()
+    for row in synthesis.map_rows(conn):
+        for source in json.loads(synthesis.map_row(conn, row["id"])["bundle"]):
+            pages.update((source["paper_id"], page) for page in source["pages"])
+    return pages
+
+
 def _page_views(ctx: Context, conn: sqlite3.Connection, counts: dict[str, int]) -> dict[str, str]:
-    """Each paper's page, and a page view for every page a claim cites (its quote marked)."""
+    """Each paper's page, and a page view for every page a claim or a map cites (a claim's
+    quote marked)."""
     files = {}
     for paper_id in ctx.kb.papers:
         here = site_file("paper", paper_id)
         files[here] = _html(ctx, views.paper_view(ctx, paper_id, counts.get(paper_id, 0)), here)
-    for paper_id, number in cited_pages(conn):
-        claim = next(c for c in ctx.kb.claims_of(paper_id) if c.page == number)
+    for paper_id, number in sorted({*cited_pages(conn), *_map_pages(conn)}):
+        claim = next((c for c in ctx.kb.claims_of(paper_id) if c.page == number), None)
         text = page_text(conn, paper_id, number)
-        view = views.page_text_view(ctx, paper_id, number, text, counts.get(paper_id, 0), claim.id)
+        if text is None:
+            continue  # re-ingested since the map was written, with fewer pages
+        claim_id = claim.id if claim else None
+        view = views.page_text_view(ctx, paper_id, number, text, counts.get(paper_id, 0), claim_id)
         here = site_file("page", paper_id, number)
         files[here] = _html(ctx, view, here)
     return files

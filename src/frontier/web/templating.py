@@ -9,15 +9,19 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from frontier.render.common import Context, value_with_unit
 from frontier.web.links import Links
+from frontier.web.synthesis import link_citations
 from frontier.web.views import View
 
-# (label, page name). The synthesis pages add their entries here: ("Maps", "maps"), ("Ask", "ask").
+# (label, page name)
 NAV: list[tuple[str, str]] = [
     ("Topics", "topics"),
     ("Claims", "claims"),
     ("Search", "search"),
+    ("Maps", "maps"),
+    ("Ask", "ask"),
     ("Usage", "usage"),
 ]
+SERVER_ONLY = {"ask"}  # asking needs the model: the static site has no such page
 
 
 @cache
@@ -30,6 +34,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["value_unit"] = value_with_unit
+    env.globals["cite"] = link_citations
     return env
 
 
@@ -39,7 +44,9 @@ def render(view: View, ctx: Context | None, links: Links, **extra: Any) -> str:
         "title": view.title,
         "url": links.url,
         "static_site": links.static_site,
-        "nav": NAV,
+        "nav": [
+            (label, name) for label, name in NAV if not links.static_site or name not in SERVER_ONLY
+        ],
         "field_name": ctx.settings.field.name if ctx else "frontier",
         "topic_title": ctx.topic_title if ctx else str,
         "allow_edits": False,

@@ -1,0 +1,124 @@
+"""What the maps and ask pages show: stored research maps and checked answers, citations linked."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from frontier.render.common import Context
+from frontier.synthesize.ask import PRESETS, Answer
+from frontier.web.views import NotFound, View
+
+_CITATION = re.compile(r"\[(\d{1,6})\]")
+Source = dict[str, Any]  # number, paper_id, title, date, pages (as a bundle stores it)
+
+
+def link_citations(
+    text: str, sources: Mapping[int, Source], url: Callable[..., str], to_page: bool = False
+) -> Markup:
+    """Model text as HTML: escaped first, then each [n] naming a source becomes a link to the
+    paper (or to the source's first page); a number outside the sources stays plain text."""
+    escaped = str(escape(text))
+
+    def link(match: re.Match[str]) -> str:
+        source = sources.get(int(match.group(1)))
+        if source is None:
+            return match.group(0)
+        href = url("paper", source["paper_id"])
+        if to_page and source["pages"]:
+            href = url("page", source["paper_id"], source["pages"][0])
+        return (
+            f'<a class="cite" href="{escape(href)}" title="{escape(source["title"])}">'
+            f"[{source['number']}]</a>"
+        )
+
+    return Markup(_CITATION.sub(link, escaped))
+
+
+def map_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """The latest map of each path, newest first: id, topic, date, papers and model."""
+    rows = conn.execute(
+        "SELECT id, topic, since, at, model, bundle FROM maps "
+        "WHERE id IN (SELECT max(id) FROM maps GROUP BY path) ORDER BY at DESC, id DESC"
+    ).fetchall()
+    return [
+        {
+            "id": row["id"],
+            "topic": row["topic"],
+            "since": row["since"],
+            "date": row["at"][:10],
+            "papers": len(json.loads(row["bundle"])),
+            "model": row["model"],
+        }
+        for row in rows
+    ]
+
+
+def map_row(conn: sqlite3.Connection, map_id: int) -> sqlite3.Row:
+    row = conn.execute("SELECT * FROM maps WHERE id = ?", (map_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"No research map {map_id}.")
+    return row
+
+
+def maps_view(ctx: Context, rows: list[dict[str, Any]]) -> View:
+    return View("maps.html", "Research maps", {"maps": rows})
+
+
+def map_view(ctx: Context, row: sqlite3.Row) -> View:
+    """One stored map: overview, themes, chronology, open problems, takeaways and its bundle."""
+    content = json.loads(row["content"])
+    sources = {s["number"]: s for s in json.loads(row["bundle"])}
+
+    def members(numbers: list[int]) -> list[Source]:
+        return [sources[n] for n in numbers if n in sources]
+
+    def items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """An item's sentence and the papers it names that the sentence does not cite."""
+        return [
+            {"text": i["text"], "more": [n for n in i["papers"] if f"[{n}]" not in i["text"]]}
+            for i in rows
+        ]
+
+    data = {
+        "map": row,
+        "topic": ctx.topic_title(row["topic"]) if row["topic"] else "all topics",
+        "content": content,
+        "usage": content.get("usage", {}),
+        "sources": sources,
+        "themes": [theme | {"papers": members(theme["members"])} for theme in content["themes"]],
+        "chronology": [(p["period"], members(p["papers"])) for p in content["chronology"]],
+        "problems": items(content["open_problems"]),
+        "takeaways": items(content["takeaways"]),
+    }
+    title = f"Research map: {data['topic']} ({row['at'][:10]})"
+    return View("map.html", title, data)
+
+
+def ask_view(ctx: Context, form: Mapping[str, str], error: str = "", asking: bool = False) -> View:
+    """The ask form; while `asking`, the place the streamed answer goes."""
+    data = {
+        "form": {k: form.get(k, "") for k in ("q", "topic", "preset")},
+        "topics": ctx.settings.topics,
+        "presets": PRESETS,
+        "error": error,
+        "asking": asking,
+    }
+    return View("ask.html", "Ask", data)
+
+
+def answer_data(answer: Answer) -> dict[str, Any]:
+    """The checked answer for its template: sources as a bundle stores them, usage, citations."""
+    sources = {s.number: asdict(s) | {"text": None} for s in answer.bundle.sources}
+    return {
+        "answer": answer,
+        "sources": sources,
+        "result": answer.result,
+        "usage": answer.result.usage if answer.result else None,
+    }

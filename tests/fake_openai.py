@@ -37,6 +37,28 @@ def completion(content: str, reasoning: str | None = None) -> bytes:
     ).encode()
 
 
+STREAM_PAUSE_S = 0.05
+
+
+def stream_events(content: str, words: int = 3) -> list[str]:
+    """A streamed completion: the content in pieces of a few words, then usage, then [DONE]."""
+    tokens = content.split(" ")
+    pieces = [" ".join(tokens[i : i + words]) + " " for i in range(0, len(tokens), words)]
+    chunk = {"id": "fake", "object": "chat.completion.chunk", "created": 0, "model": "fake-model"}
+    events = [
+        chunk | {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+        for piece in pieces
+    ]
+    events.append(chunk | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    usage = {
+        "prompt_tokens": 11,
+        "completion_tokens": len(pieces),
+        "total_tokens": 11 + len(pieces),
+    }
+    events.append(chunk | {"choices": [], "usage": usage})
+    return [json.dumps(event) for event in events] + ["[DONE]"]
+
+
 class FakeOpenAI:
     """Answers each chat request with the next scripted Reply (the last one repeats)."""
 
@@ -85,7 +107,20 @@ def _handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 reply.body if reply.body is not None else completion(reply.content, reply.reasoning)
             )
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self._send(reply.status, body, reply.headers)
+                if request.get("stream") and reply.status == 200 and reply.body is None:
+                    self._stream(reply.content)
+                else:
+                    self._send(reply.status, body, reply.headers)
+
+        def _stream(self, content: str) -> None:
+            """The content as server-sent chunks of a few words each, a pause between them."""
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            for data in stream_events(content):
+                self.wfile.write(f"data: {data}\n\n".encode())
+                self.wfile.flush()
+                time.sleep(STREAM_PAUSE_S)
 
         def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
             self.send_response(status)

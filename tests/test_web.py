@@ -51,6 +51,7 @@ PAGES = [
     "/search?q=paged+attention",
     "/usage",
     "/maps",
+    "/ask",
 ]
 
 

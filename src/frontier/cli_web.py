@@ -43,7 +43,7 @@ def register(app: typer.Typer, ws_getter: Callable[[], Path | None], console: Co
             typer.Option("--allow-edits", help="Allow accepting or rejecting proposed gaps."),
         ] = False,
     ) -> None:
-        """Browse the KB in a local web UI: topics, frontiers, papers, claims, search, usage."""
+        """Browse the KB in a local web UI: topics, papers, claims, search, maps, ask, usage."""
         _run(lambda: commands_web.serve(ws_getter(), host, port, public, allow_edits, console))
 
     @app.command("site")

@@ -139,11 +139,11 @@ def _first_bundle(
         if earlier is None:
             raise AskError("nothing to follow up on: no earlier answer with sources")
         return earlier[1]
-    query = questions[0] if questions else _topic_query(ws, topic)
+    query = questions[0] if questions else topic_query(ws, topic)
     return build_bundle(conn, Retriever(conn), query, budget_for(llm), topic, preset)
 
 
-def _topic_query(ws: Workspace, topic: str | None) -> str:
+def topic_query(ws: Workspace, topic: str | None) -> str:
     """What a preset without a question retrieves for: the topic's scope (or every topic's)."""
     chosen = [t for t in ws.settings.topics if not topic or t.slug == topic]
     return " ".join(f"{t.title} {t.summary} {' '.join(t.in_scope)}" for t in chosen)

@@ -10,7 +10,8 @@ import random
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import httpx
@@ -23,8 +24,10 @@ from frontier.llm.embedded import EmbeddedServer, shared_embedded
 from frontier.llm.ledger import cache_get, cache_key, cache_put, record_call
 from frontier.llm.records import ChatResult, LLMFailure, Structured, Usage
 from frontier.llm.router import Endpoint, Router
+from frontier.llm.streaming import StreamedReply, read_usage
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
 EMBEDDED = "embedded"
 _BACKOFF_BASE_S, _BACKOFF_MAX_S = 0.5, 20.0
 
@@ -45,6 +48,17 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return min(float(value), 120.0) if value is not None else None
     except ValueError:
         return None
+
+
+@dataclass
+class _Call:
+    """One logical call as the ledger records it."""
+
+    purpose: str
+    model: str
+    prompt_version: str
+    call_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    started: float = field(default_factory=time.monotonic)
 
 
 class LLM:
@@ -132,45 +146,16 @@ class LLM:
         """One logical call. `check` validates the content before it is cached; a failing check
         is recorded as 'invalid' and raised as LLMFailure."""
         model = await self.model_name()
-        sampling = {
-            "max_tokens": max_tokens or self.settings.max_output_tokens,
-            "temperature": temperature,
-            "think": think,
-        }
+        sampling = self._sampling(max_tokens, temperature, think)
         key = cache_key(model, messages, schema, sampling, prompt_version)
-        call_id, started = uuid.uuid4().hex, time.monotonic()
+        call = _Call(purpose, model, prompt_version)
         if self.use_cache and (hit := cache_get(self.conn, key)) is not None:
-            self._record(
-                call_id,
-                purpose,
-                hit.endpoint,
-                model,
-                prompt_version,
-                Usage(),
-                True,
-                0,
-                started,
-                "ok",
-            )
+            self._record(call, hit.endpoint, Usage(), cache_hit=True)
             return hit
         try:
             result, attempts = await self._request(model, messages, sampling, schema, schema_name)
         except LLMFailure as failure:
-            failure.purpose = purpose
-            attempts = int(failure.details.get("attempts", 1))
-            self._record(
-                call_id,
-                purpose,
-                failure.details.get("endpoint", ""),
-                model,
-                prompt_version,
-                Usage(),
-                False,
-                attempts,
-                started,
-                failure.kind,
-                failure.message,
-            )
+            self._record_failure(call, failure)
             raise
         outcome, error = "ok", ""
         if check is not None:
@@ -179,17 +164,7 @@ class LLM:
             except (ValueError, ValidationError) as exc:
                 outcome, error = "invalid", _short_error(exc)
         self._record(
-            call_id,
-            purpose,
-            result.endpoint,
-            model,
-            prompt_version,
-            result.usage,
-            False,
-            attempts,
-            started,
-            outcome,
-            error,
+            call, result.endpoint, result.usage, attempts=attempts, outcome=outcome, error=error
         )
         if outcome != "ok":
             raise LLMFailure("invalid", error, purpose, raw=result.content)
@@ -197,33 +172,97 @@ class LLM:
             cache_put(self.conn, key, result, prompt_version)
         return result
 
+    async def chat_stream(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        purpose: str,
+        prompt_version: str = "",
+        think: bool = False,
+        max_tokens: int | None = None,
+        temperature: float = 0.0,
+    ) -> AsyncIterator[str | ChatResult]:
+        """`chat` streamed: the answer's text as the model writes it, then the ChatResult,
+        recorded and cached as `chat` records and caches it. A cached answer comes at once."""
+        model = await self.model_name()
+        sampling = self._sampling(max_tokens, temperature, think)
+        key = cache_key(model, messages, None, sampling, prompt_version)
+        call = _Call(purpose, model, prompt_version)
+        if self.use_cache and (hit := cache_get(self.conn, key)) is not None:
+            self._record(call, hit.endpoint, Usage(), cache_hit=True)
+            yield hit.content
+            yield hit
+            return
+        reply, attempts, endpoint = StreamedReply(), 0, ""
+        try:
+            kwargs = self._kwargs(model, messages, sampling, None, "")
+            kwargs |= {"stream": True, "stream_options": {"include_usage": True}}
+            (stream, endpoint), attempts = await self._send(kwargs, lambda r, e: (r, e.url))
+            try:
+                async for chunk in stream:
+                    if added := reply.add(chunk):
+                        yield added
+            except (openai.APIError, httpx.HTTPError) as exc:
+                raise LLMFailure(
+                    "error",
+                    f"the stream broke off: {_short_error(exc)}",
+                    details={"attempts": attempts, "endpoint": endpoint},
+                ) from exc
+            finally:
+                await stream.close()
+        except LLMFailure as failure:
+            self._record_failure(call, failure)
+            raise
+        except (asyncio.CancelledError, GeneratorExit):
+            gone = LLMFailure("cancelled", "the reader went away", details={"attempts": attempts})
+            self._record_failure(call, gone)
+            raise
+        label = self.endpoint_label() if self.embedded else endpoint
+        result = reply.result(model, label, json.dumps(messages, ensure_ascii=False))
+        self._record(call, label, result.usage, attempts=attempts)
+        if self.use_cache:
+            cache_put(self.conn, key, result, prompt_version)
+        yield result
+
+    def _sampling(self, max_tokens: int | None, temperature: float, think: bool) -> dict[str, Any]:
+        return {
+            "max_tokens": max_tokens or self.settings.max_output_tokens,
+            "temperature": temperature,
+            "think": think,
+        }
+
+    def _record_failure(self, call: _Call, failure: LLMFailure) -> None:
+        failure.purpose = call.purpose
+        attempts = int(failure.details.get("attempts", 1))
+        endpoint = failure.details.get("endpoint", "")
+        self._record(
+            call, endpoint, Usage(), attempts=attempts, outcome=failure.kind, error=failure.message
+        )
+
     def _record(
         self,
-        call_id: str,
-        purpose: str,
+        call: _Call,
         endpoint: str,
-        model: str,
-        prompt_version: str,
         usage: Usage,
-        cache_hit: bool,
-        attempts: int,
-        started: float,
-        outcome: str,
+        *,
+        cache_hit: bool = False,
+        attempts: int = 0,
+        outcome: str = "ok",
         error: str = "",
     ) -> None:
         record_call(
             self.conn,
-            call_id=call_id,
+            call_id=call.call_id,
             run_id=self.run_id,
             command=self.command,
-            purpose=purpose,
+            purpose=call.purpose,
             endpoint=endpoint,
-            model=model,
-            prompt_version=prompt_version,
+            model=call.model,
+            prompt_version=call.prompt_version,
             usage=usage,
             cache_hit=cache_hit,
             attempts=attempts,
-            latency_ms=int((time.monotonic() - started) * 1000),
+            latency_ms=int((time.monotonic() - call.started) * 1000),
             outcome=outcome,
             error=error,
         )
@@ -236,15 +275,34 @@ class LLM:
         schema: dict[str, Any] | None,
         schema_name: str,
     ) -> tuple[ChatResult, int]:
+        kwargs = self._kwargs(model, messages, sampling, schema, schema_name)
+        return await self._send(kwargs, lambda response, e: self._result(response, model, e))
+
+    def _kwargs(
+        self,
+        model: str,
+        messages: list[dict[str, Any]],
+        sampling: dict[str, Any],
+        schema: dict[str, Any] | None,
+        schema_name: str,
+    ) -> dict[str, Any]:
         extra = thinking_params(sampling["think"], self.backend, model, self.settings)
         kwargs: dict[str, Any] = {
             "model": model,
             "messages": messages,
             "max_tokens": sampling["max_tokens"],
             "temperature": sampling["temperature"],
+            "extra_body": extra or None,
         }
         if schema is not None:
             kwargs["response_format"] = response_format(schema, schema_name, self.backend)
+        return kwargs
+
+    async def _send(
+        self, kwargs: dict[str, Any], read: Callable[[Any, Endpoint], R]
+    ) -> tuple[R, int]:
+        """The request with retries and routing; `read` turns the response into what is
+        returned (a failure to read it is retried like a failed request)."""
         kind, last = "error", "no attempt made"
         for attempt in range(self.settings.max_retries + 1):
             endpoint = self.router.pick()
@@ -252,9 +310,9 @@ class LLM:
             delay: float | None = None
             try:
                 client = await self._client(endpoint)
-                response = await client.chat.completions.create(**kwargs, extra_body=extra or None)
+                response = await client.chat.completions.create(**kwargs)
                 self.router.succeeded(endpoint)
-                return self._result(response, model, endpoint), attempt + 1
+                return read(response, endpoint), attempt + 1
             except openai.APITimeoutError:
                 kind, last = "timeout", f"no answer within {self.settings.timeout:g} s"
             except openai.APIConnectionError as exc:
@@ -280,21 +338,10 @@ class LLM:
     def _result(self, response: Any, model: str, endpoint: Endpoint) -> ChatResult:
         choice = response.choices[0]
         content, reasoning = split_reasoning(choice.message)
-        usage = response.usage
-        details = getattr(usage, "completion_tokens_details", None)
-        prompt_details = getattr(usage, "prompt_tokens_details", None)
-        reasoning_tokens = getattr(details, "reasoning_tokens", None) or (
-            len(reasoning) // 4 if reasoning else 0
-        )
         return ChatResult(
             content=content,
             reasoning=reasoning,
-            usage=Usage(
-                prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-                reasoning_tokens=reasoning_tokens,
-                cached_tokens=getattr(prompt_details, "cached_tokens", 0) or 0,
-            ),
+            usage=read_usage(response.usage, reasoning),
             model=getattr(response, "model", model) or model,
             endpoint=self.endpoint_label() if self.embedded else endpoint.url,
             finish_reason=choice.finish_reason or "",

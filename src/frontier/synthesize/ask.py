@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt, load_prompt
@@ -144,16 +146,38 @@ async def answer_over(
     if not bundle.sources:
         return Answer(question, NO_SUPPORT, bundle, supported=False)
     prompt = prompt_for(preset)
-    messages = prompt.messages(
-        field=field_name, bundle=bundle.render(), question=question, max_sentences=8
-    )
+    messages = _messages(prompt, field_name, question, bundle)
     result = await llm.chat(
         messages, purpose=f"ask:{preset or 'answer'}", prompt_version=prompt.tag, think=think
     )
-    check = check_citations(result.content.strip(), bundle.numbers())
-    return Answer(
-        question, check.text, bundle, True, check.cited, check.removed, result, prompt.tag
+    return _checked(question, bundle, result, prompt.tag)
+
+
+async def stream_answer(
+    llm: LLM, field_name: str, question: str, bundle: Bundle, *, preset: str = ""
+) -> AsyncIterator[str | Answer]:
+    """`answer_over` streamed: the text as the model writes it, then the checked Answer."""
+    if not bundle.sources:
+        yield Answer(question, NO_SUPPORT, bundle, supported=False)
+        return
+    prompt = prompt_for(preset)
+    messages = _messages(prompt, field_name, question, bundle)
+    purpose = f"ask:{preset or 'answer'}"
+    async for item in llm.chat_stream(messages, purpose=purpose, prompt_version=prompt.tag):
+        yield item if isinstance(item, str) else _checked(question, bundle, item, prompt.tag)
+
+
+def _messages(
+    prompt: Prompt, field_name: str, question: str, bundle: Bundle
+) -> list[dict[str, Any]]:
+    return prompt.messages(
+        field=field_name, bundle=bundle.render(), question=question, max_sentences=8
     )
+
+
+def _checked(question: str, bundle: Bundle, result: ChatResult, tag: str) -> Answer:
+    check = check_citations(result.content.strip(), bundle.numbers())
+    return Answer(question, check.text, bundle, True, check.cited, check.removed, result, tag)
 
 
 def save_answer(

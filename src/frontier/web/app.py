@@ -26,6 +26,7 @@ from frontier.render.common import Context
 from frontier.store.queries import page_text
 from frontier.synthesize.retrieve import search_papers
 from frontier.web import synthesis, views
+from frontier.web.asking import AskPage
 from frontier.web.links import STATIC_FILES, Links
 from frontier.web.reads import KBCache, SharedEmbedder, page_count, read_only, usage_rows
 from frontier.web.templating import render
@@ -232,11 +233,11 @@ def create_app(
     public: bool = False,
     extra_routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
-    """The ASGI app; `extra_routes` is where more pages (maps, ask) plug in."""
+    """The ASGI app; `extra_routes` is where more pages plug in."""
     web = WebApp(ws, allow_edits)
     hosts = ["*"] if public else LOOPBACK_HOSTS
     return Starlette(
-        routes=[*extra_routes, *web.routes()],
+        routes=[*extra_routes, *AskPage(web).routes(), *web.routes()],
         middleware=[
             Middleware(SecurityHeaders),
             Middleware(TrustedHostMiddleware, allowed_hosts=hosts),

@@ -1,0 +1,140 @@
+"""The ask page: a question answered from the KB, streamed as chunked HTML while the model
+writes, then the checked answer. The only page that writes: the call's ledger row, its cache
+entry, its run and the answer (`asks`), through a connection of its own; the KB is unchanged."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qs
+
+from markupsafe import escape
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from frontier.commands import recorded_run
+from frontier.commands_synth import topic_query
+from frontier.llm.client import LLM
+from frontier.llm.records import LLMFailure
+from frontier.render.common import Context
+from frontier.synthesize.ask import (
+    PRESETS,
+    Answer,
+    budget_for,
+    build_bundle,
+    save_answer,
+    stream_answer,
+)
+from frontier.synthesize.bundle import Bundle
+from frontier.synthesize.retrieve import Retriever
+from frontier.web.links import Links
+from frontier.web.reads import read_only
+from frontier.web.synthesis import answer_data, ask_view
+from frontier.web.templating import environment, render
+from frontier.web.views import View
+
+if TYPE_CHECKING:
+    from frontier.web.app import WebApp
+
+# where the streamed answer goes in the rendered page
+ANSWER_SLOT = "<!--answer-->"
+
+
+class AskPage:
+    """GET shows the form; POST (with the page's token) streams the answer."""
+
+    def __init__(self, web: WebApp) -> None:
+        self.web = web
+
+    def routes(self) -> list[BaseRoute]:
+        return [Route("/ask", self.ask, methods=["GET", "POST"])]
+
+    async def ask(self, request: Request) -> Response:
+        if request.method == "GET":
+            return self._form({}, "")
+        form = {k: v[0].strip() for k, v in parse_qs((await request.body()).decode()).items()}
+        if not secrets.compare_digest(form.get("csrf", ""), self.web.csrf):
+            raise HTTPException(403, "The form is stale: reload the page and try again.")
+        error = self._invalid(form)
+        if error:
+            return self._form(form, error, 400)
+        head, tail = self._render(ask_view(self._ctx(), form, asking=True)).split(ANSWER_SLOT)
+        stream = self._answer(form["q"], form.get("topic", ""), form.get("preset", ""))
+        return StreamingResponse(_framed(head, stream, tail), media_type="text/html")
+
+    def _ctx(self) -> Context:
+        with self.web.reading() as (_conn, ctx):
+            return ctx
+
+    def _render(self, view: View) -> str:
+        ctx = self._ctx()
+        return render(view, ctx, Links(), csrf=self.web.csrf, allow_edits=self.web.allow_edits)
+
+    def _form(self, form: dict[str, str], error: str, status: int = 200) -> Response:
+        return HTMLResponse(self._render(ask_view(self._ctx(), form, error)), status_code=status)
+
+    def _invalid(self, form: dict[str, str]) -> str:
+        slugs = [t.slug for t in self.web.ws.settings.topics]
+        if form.get("topic", "") not in ["", *slugs]:
+            return f"No topic '{form['topic']}'."
+        if form.get("preset", "") not in ["", *PRESETS]:
+            return f"No preset '{form['preset']}'."
+        if not form.get("q") and not form.get("preset"):
+            return "Ask a question, or choose a preset."
+        return ""
+
+    async def _answer(self, question: str, topic: str, preset: str) -> AsyncIterator[str]:
+        """The draft as the model writes it, then the checked answer; stored like the CLI's."""
+        ws = self.web.ws
+        with (
+            contextlib.closing(ws.connect()) as conn,
+            recorded_run(conn, "ask", f"web: {question or preset}"[:200]) as run,
+        ):
+            llm = LLM(ws.settings.llm, conn, run_id=run.id, command="ask")
+            try:
+                query = question or topic_query(ws, topic or None)
+                bundle = await run_in_threadpool(self._bundle, query, topic, preset, llm)
+                yield '<p class="draft" id="draft">'
+                answer, failure = None, None
+                try:
+                    async for item in stream_answer(
+                        llm, ws.settings.field.name, question, bundle, preset=preset
+                    ):
+                        if isinstance(item, Answer):
+                            answer = item
+                        else:
+                            yield str(escape(item))
+                except LLMFailure as exc:
+                    failure = exc
+                yield "</p>"
+            finally:
+                await llm.aclose()
+            if answer is None:
+                run.status, run.summary = "failed", {"error": str(failure)}
+                yield self._fragment({"failure": str(failure)})
+                return
+            save_answer(conn, answer, run.id, topic, preset)
+            run.summary = {"questions": 1, "supported": int(answer.supported)}
+            run.summary["removed_citations"] = len(answer.removed)
+        yield self._fragment(answer_data(answer) | {"failure": ""})
+
+    def _bundle(self, query: str, topic: str, preset: str, llm: LLM) -> Bundle:
+        with contextlib.closing(read_only(self.web.ws.db_path)) as conn:
+            retriever = Retriever(conn, self.web.embedder.get())
+            return build_bundle(conn, retriever, query, budget_for(llm), topic or None, preset)
+
+    def _fragment(self, data: dict[str, object]) -> str:
+        template = environment().get_template("answer.html")
+        return template.render({"url": Links().url, **data})
+
+
+async def _framed(head: str, body: AsyncIterator[str], tail: str) -> AsyncIterator[str]:
+    yield head
+    async for part in body:
+        yield part
+    yield tail

@@ -7,6 +7,7 @@ import contextlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -60,13 +61,17 @@ def stream_events(content: str, words: int = 3) -> list[str]:
 
 
 class FakeOpenAI:
-    """Answers each chat request with the next scripted Reply (the last one repeats)."""
+    """Answers each chat request with the next scripted Reply (the last one repeats), or with
+    what `replies` returns for the request when it is a function."""
 
-    def __init__(self, replies: list[Reply]) -> None:
-        self.replies = list(replies)
+    def __init__(
+        self, replies: list[Reply] | Callable[[dict[str, object]], Reply], port: int = 0
+    ) -> None:
+        self.respond = replies if callable(replies) else None
+        self.replies = [] if callable(replies) else list(replies)
         self.requests: list[dict[str, object]] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
@@ -74,9 +79,15 @@ class FakeOpenAI:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
     def next_reply(self, request: dict[str, object]) -> Reply:
         with self._lock:
             self.requests.append(request)
+            if self.respond is not None:
+                return self.respond(request)
             return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
 
     def __enter__(self) -> FakeOpenAI:

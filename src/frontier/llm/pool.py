@@ -25,7 +25,9 @@ async def run_bounded(
 ) -> list[R | LLMFailure]:
     """Results in input order; each item is either its result or the failure it ended with."""
     gate = asyncio.Semaphore(limit)
-    results: list[R | LLMFailure | None] = [None] * len(items)
+    not_run = LLMFailure("cancelled", "not run")
+    # a sentinel, not None: a call may legitimately return None (a candidate the model rejects)
+    results: list[R | LLMFailure] = [not_run] * len(items)
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -53,4 +55,4 @@ async def run_bounded(
                 job.cancel()
             await asyncio.gather(*jobs, return_exceptions=True)
             raise
-    return [r if r is not None else LLMFailure("cancelled", "not run") for r in results]
+    return results

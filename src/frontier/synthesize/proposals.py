@@ -29,6 +29,8 @@ def save_map(
     path: str,
 ) -> int:
     with transaction(conn):
+        # one map per topic and day: a rerun (after a crash, or a second run that day) replaces it
+        conn.execute("DELETE FROM maps WHERE path = ?", (path,))
         cursor = conn.execute(
             "INSERT INTO maps (run_id, topic, since, path, content, bundle, removed, model, "
             "prompt_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -1,0 +1,8 @@
+"""The fault suite shares the helpers of the main test folder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

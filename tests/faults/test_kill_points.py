@@ -1,0 +1,52 @@
+"""SIGKILL at 20 random points across ingest -> curate -> map -> render, each followed by the
+same command again: the store stays intact and the final KB equals that of a clean run."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from fake_openai import FakeOpenAI
+from pipeline import (
+    integrity,
+    make_workspace,
+    model_env,
+    run_killed_after,
+    run_to_end,
+    snapshot,
+    steps,
+)
+from schema_model import answer
+
+KILLS = 20
+BUDGET = {"ingest": 6, "curate": 7, "map": 4, "render": 3}
+
+pytestmark = pytest.mark.slow
+
+
+def test_twenty_kills_then_reruns_end_in_the_same_kb(tmp_path: Path) -> None:
+    rng = random.Random(20261130)
+    with FakeOpenAI(answer) as model:
+        env = model_env(model.url)
+        clean = make_workspace(tmp_path / "clean")
+        durations = {args[0]: run_to_end(clean, args, env) for args in steps(clean)}
+        faulted = make_workspace(tmp_path / "faulted")
+        kills = 0
+        carry = 0
+        for args in steps(faulted):
+            budget = BUDGET[args[0]] + carry
+            while budget > 0:
+                delay = rng.uniform(0.2, max(0.5, durations[args[0]]))
+                if not run_killed_after(faulted, args, env, delay):
+                    break  # it finished first: the command is done
+                kills += 1
+                budget -= 1
+                assert integrity(faulted) == "ok", f"after a kill during {args[0]}"
+            carry = budget
+            run_to_end(faulted, args, env)
+    assert kills >= KILLS, f"only {kills} kills landed before their command finished"
+    assert integrity(faulted) == "ok"
+    expected, got = snapshot(clean), snapshot(faulted)
+    for part in expected:
+        assert got[part] == expected[part], f"{part} differs after {kills} kills"

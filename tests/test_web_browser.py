@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeOpenAI, Reply
 from helpers import REPO, run_cli
-from web_kb import HOSTILE_TITLE, VLLM, built_kb, serving
+from web_kb import HOSTILE_TITLE, VLLM, built_kb, copy_kb, mapped_kb, model_env, serving
 
 pytestmark = pytest.mark.slow
 playwright = pytest.importorskip("playwright.sync_api")
@@ -27,6 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VLLM_TITLE = "Efficient Memory Management for Large Language Model Serving with PagedAttention"
+ANSWER = "vLLM keeps the KV cache in fixed-size blocks [1] <script>alert(6)</script> [42]."
 
 
 def chromium_path() -> str:
@@ -168,3 +170,43 @@ def test_static_site_from_disk(kb: Path, browser: object, tmp_path: Path) -> Non
     assert values == sorted(values) and len(values) == 3
     reader.shot("12-site-claims")
     assert reader.dialogs == [] and reader.errors == []
+
+
+def test_ask_and_open_a_map(
+    tmp_path_factory: pytest.TempPathFactory, browser: object, tmp_path: Path
+) -> None:
+    root = copy_kb(mapped_kb(tmp_path_factory), tmp_path / "kb")
+    reader = Reader(browser)
+    page = reader.page
+    with (
+        FakeOpenAI([Reply(content=ANSWER)]) as model,
+        serving(root, env=model_env(model)) as base,
+    ):
+        page.goto(base + "/")
+        page.get_by_role("link", name="Ask", exact=True).click()
+        page.fill("input[name=q]", "How does vLLM manage KV cache memory with paged attention?")
+        page.get_by_role("button", name="Ask").click()
+        page.wait_for_selector("#answer")
+        answer = reader.text("#answer p.answer")
+        assert (
+            answer == "vLLM keeps the KV cache in fixed-size blocks [1] <script>alert(6)</script>."
+        )
+        assert page.locator("#draft").is_hidden() and "[42]" in reader.text("p.removed")
+        cite = page.locator("#answer p.answer a.cite")
+        assert cite.count() == 1 and cite.inner_text() == "[1]"
+        assert re.search(rf"/paper/{VLLM}/page/\d+$", cite.get_attribute("href") or "")
+        reader.shot("13-ask")
+        cite.click()
+        assert reader.text("h1") == VLLM_TITLE and "/page/" in page.url
+        reader.shot("14-ask-cited-page")
+
+        page.get_by_role("link", name="Maps", exact=True).click()
+        assert page.locator("table.maps tbody tr").count() == 1
+        page.locator("a.map").click()
+        assert reader.text("h1") == "Research map: Serving & runtime"
+        assert page.locator("section.theme").count() >= 1
+        reader.shot("15-map")
+        page.locator("p.overview a.cite").first.click()
+        assert page.url.startswith(base + "/paper/") and reader.text("h1")
+    assert reader.dialogs == [], "no script from the model ran"
+    assert reader.errors == [], "no console errors (CSP violations included)"

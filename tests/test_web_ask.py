@@ -116,3 +116,19 @@ def test_a_stale_form_or_a_bad_choice_is_refused(site: tuple[str, FakeOpenAI, Pa
     status, pieces = post(base, "/ask", {"csrf": token(base), "q": "x", "preset": "horoscope"})
     assert status == 400 and b"No preset &#39;horoscope&#39;." in b"".join(pieces)
     assert len(model.requests) == before
+
+
+def test_a_failing_model_ends_the_page_with_one_clear_line(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    root = copy_kb(built_kb(tmp_path_factory), tmp_path / "kb")
+    with (
+        FakeOpenAI([Reply(status=400, content="no")]) as model,
+        serving(root, env=model_env(model)) as base,
+    ):
+        status, _, html = ask(base, QUESTION)
+    assert status == 200 and "The model gave no answer:" in html and "HTTP 400" in html
+    assert html.rstrip().endswith("</html>")
+    run = db(root).execute("SELECT status FROM runs WHERE command = 'ask'").fetchone()
+    assert run[0] == "failed"
+    assert db(root).execute("SELECT count(*) FROM asks").fetchone()[0] == 0

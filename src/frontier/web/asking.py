@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import sqlite3
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
@@ -17,11 +18,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from frontier.commands import recorded_run
+from frontier.commands import RunOutcome, recorded_run
 from frontier.commands_synth import topic_query
 from frontier.llm.client import LLM
 from frontier.llm.records import LLMFailure
-from frontier.render.common import Context
 from frontier.synthesize.ask import (
     PRESETS,
     Answer,
@@ -36,7 +36,6 @@ from frontier.web.links import Links
 from frontier.web.reads import read_only
 from frontier.web.synthesis import answer_data, ask_view
 from frontier.web.templating import environment, render
-from frontier.web.views import View
 
 if TYPE_CHECKING:
     from frontier.web.app import WebApp
@@ -63,20 +62,17 @@ class AskPage:
         error = self._invalid(form)
         if error:
             return self._form(form, error, 400)
-        head, tail = self._render(ask_view(self._ctx(), form, asking=True)).split(ANSWER_SLOT)
+        head, tail = self._render(form, asking=True).split(ANSWER_SLOT)
         stream = self._answer(form["q"], form.get("topic", ""), form.get("preset", ""))
         return StreamingResponse(_framed(head, stream, tail), media_type="text/html")
 
-    def _ctx(self) -> Context:
+    def _render(self, form: dict[str, str], error: str = "", asking: bool = False) -> str:
         with self.web.reading() as (_conn, ctx):
-            return ctx
-
-    def _render(self, view: View) -> str:
-        ctx = self._ctx()
-        return render(view, ctx, Links(), csrf=self.web.csrf, allow_edits=self.web.allow_edits)
+            view = ask_view(ctx, form, error, asking)
+            return render(view, ctx, Links(), csrf=self.web.csrf, allow_edits=self.web.allow_edits)
 
     def _form(self, form: dict[str, str], error: str, status: int = 200) -> Response:
-        return HTMLResponse(self._render(ask_view(self._ctx(), form, error)), status_code=status)
+        return HTMLResponse(self._render(form, error), status_code=status)
 
     def _invalid(self, form: dict[str, str]) -> str:
         slugs = [t.slug for t in self.web.ws.settings.topics]
@@ -100,28 +96,38 @@ class AskPage:
                 query = question or topic_query(ws, topic or None)
                 bundle = await run_in_threadpool(self._bundle, query, topic, preset, llm)
                 yield '<p class="draft" id="draft">'
-                answer, failure = None, None
+                outcome: Answer | LLMFailure | None = None
                 try:
                     async for item in stream_answer(
                         llm, ws.settings.field.name, question, bundle, preset=preset
                     ):
                         if isinstance(item, Answer):
-                            answer = item
+                            outcome = item
                         else:
                             yield str(escape(item))
-                except LLMFailure as exc:
-                    failure = exc
+                except LLMFailure as failure:
+                    outcome = failure
                 yield "</p>"
             finally:
                 await llm.aclose()
-            if answer is None:
-                run.status, run.summary = "failed", {"error": str(failure)}
-                yield self._fragment({"failure": str(failure)})
-                return
-            save_answer(conn, answer, run.id, topic, preset)
-            run.summary = {"questions": 1, "supported": int(answer.supported)}
-            run.summary["removed_citations"] = len(answer.removed)
-        yield self._fragment(answer_data(answer) | {"failure": ""})
+            yield self._finish(conn, run, outcome, topic, preset)
+
+    def _finish(
+        self,
+        conn: sqlite3.Connection,
+        run: RunOutcome,
+        outcome: Answer | LLMFailure | None,
+        topic: str,
+        preset: str,
+    ) -> str:
+        """Store the answer (or the run's failure); the HTML that ends the page's answer."""
+        if not isinstance(outcome, Answer):
+            run.status, run.summary = "failed", {"error": str(outcome)}
+            return self._fragment({"failure": str(outcome)})
+        save_answer(conn, outcome, run.id, topic, preset)
+        run.summary = {"questions": 1, "supported": int(outcome.supported)}
+        run.summary["removed_citations"] = len(outcome.removed)
+        return self._fragment(answer_data(outcome) | {"failure": ""})
 
     def _bundle(self, query: str, topic: str, preset: str, llm: LLM) -> Bundle:
         with contextlib.closing(read_only(self.web.ws.db_path)) as conn:

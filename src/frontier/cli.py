@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -144,7 +146,7 @@ def search(
     limit: Annotated[int, typer.Option("--limit", "-n", help="Number of papers.")] = 10,
     json_out: JsonOpt = False,
 ) -> None:
-    """Search titles, abstracts and full text (BM25); best papers first, with page and snippet."""
+    """Search titles, abstracts and full text (BM25 and dense, fused); best papers first."""
     commands.search(_ws(), query, limit, json_out, console)
 
 
@@ -229,15 +231,33 @@ def main() -> None:
     except (WorkspaceError, ConfigError) as exc:
         err.print(f"[red]error:[/] {exc}")
         sys.exit(1)
+    except (sqlite3.OperationalError, OSError) as exc:
+        if not _out_of_space(exc):
+            _internal_error(exc)
+        err.print(
+            f"[red]error:[/] no space left where the KB lives ({exc}); what was stored before is "
+            "intact. Free some space and run the command again to resume."
+        )
+        sys.exit(1)
     except KeyboardInterrupt:
         err.print(
             "[yellow]interrupted[/] — everything stored so far is kept; run the command again to resume"
         )
         sys.exit(130)
     except Exception as exc:  # the last line of defence: one clear line, details on request
-        if os.environ.get("FRONTIER_DEBUG"):
-            raise
-        err.print(
-            f"[red]internal error:[/] {type(exc).__name__}: {exc} (set FRONTIER_DEBUG=1 for details)"
-        )
-        sys.exit(3)
+        _internal_error(exc)
+
+
+def _out_of_space(exc: BaseException) -> bool:
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        return True
+    return isinstance(exc, sqlite3.OperationalError) and "disk is full" in str(exc)
+
+
+def _internal_error(exc: BaseException) -> NoReturn:
+    if os.environ.get("FRONTIER_DEBUG"):
+        raise exc
+    err.print(
+        f"[red]internal error:[/] {type(exc).__name__}: {exc} (set FRONTIER_DEBUG=1 for details)"
+    )
+    sys.exit(3)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
+from typing import Any
 
 from frontier.curate.claims import ClaimRow
 from frontier.curate.entry import write_entry
@@ -13,7 +15,7 @@ from frontier.llm.records import LLMFailure
 from frontier.store import curation as store
 
 
-def _verified_claims(conn: sqlite3.Connection, paper_id: str) -> list[ClaimRow]:
+def verified_claims(conn: sqlite3.Connection, paper_id: str) -> list[ClaimRow]:
     rows = conn.execute(
         "SELECT metric, value, value_text, unit, direction, baseline, model_name, hardware, condition, "
         "page, quote, verified, verify_note, model, prompt_version FROM claims "
@@ -23,7 +25,7 @@ def _verified_claims(conn: sqlite3.Connection, paper_id: str) -> list[ClaimRow]:
     return [ClaimRow(*row) for row in rows]
 
 
-def _names(conn: sqlite3.Connection) -> dict[str, str]:
+def entity_names(conn: sqlite3.Connection) -> dict[str, str]:
     names = {
         f"entity:{slug}": name for slug, name in conn.execute("SELECT slug, name FROM entities")
     }
@@ -32,30 +34,43 @@ def _names(conn: sqlite3.Connection) -> dict[str, str]:
     return names
 
 
+def relations_for_entry(conn: sqlite3.Connection, paper_id: str, topic: str) -> list[Relation]:
+    return [
+        Relation(r["kind"], r["target"], r["detail"], r["evidence"], r["stage"])
+        for r in store.relations_of(conn, paper_id, topic)
+    ]
+
+
+def entry_key(
+    prompt_tag: str,
+    paper: Mapping[str, Any],
+    topic: str,
+    claims: list[ClaimRow],
+    relations: list[Relation],
+    names: dict[str, str],
+) -> str:
+    """What an entry depends on: the paper, its verified claims, its relations and their names."""
+    targets = {r.target for r in relations}
+    return store.digest(
+        prompt_tag,
+        paper["title"],
+        paper["abstract"],
+        topic,
+        [c.__dict__ for c in claims],
+        [r.__dict__ for r in relations],
+        {k: v for k, v in names.items() if k.split(":", 1)[1] in targets},
+    )
+
+
 async def entries_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     prompt = load_prompt("entry")
-    names = _names(ctx.conn)
+    names = entity_names(ctx.conn)
     jobs = []
     for paper in papers:
-        claims = _verified_claims(ctx.conn, paper["id"])
+        claims = verified_claims(ctx.conn, paper["id"])
         for topic in store.topics_of(ctx.conn, paper["id"]):
-            relations = [
-                Relation(r["kind"], r["target"], r["detail"], r["evidence"], r["stage"])
-                for r in store.relations_of(ctx.conn, paper["id"], topic)
-            ]
-            key = store.digest(
-                prompt.tag,
-                paper["title"],
-                paper["abstract"],
-                topic,
-                [c.__dict__ for c in claims],
-                [r.__dict__ for r in relations],
-                {
-                    k: v
-                    for k, v in names.items()
-                    if k.split(":", 1)[1] in {r.target for r in relations}
-                },
-            )
+            relations = relations_for_entry(ctx.conn, paper["id"], topic)
+            key = entry_key(prompt.tag, paper, topic, claims, relations, names)
             if store.entry_hash(ctx.conn, paper["id"], topic) != key:
                 jobs.append((paper, topic, claims, relations, key))
 

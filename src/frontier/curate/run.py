@@ -15,6 +15,7 @@ from frontier.curate.vectors import embed_texts, ensure_chunk_vectors, ensure_pa
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import load_embedder
 from frontier.store import curation as store
+from frontier.store.dense import update_chunk_index
 
 
 async def curate(
@@ -45,6 +46,7 @@ async def curate(
         await triage_step(ctx, papers)
         in_field = [p["id"] for p in papers if store.topics_of(conn, p["id"])]
         ctx.bump("chunks embedded", ensure_chunk_vectors(conn, embedder, in_field))
+        update_chunk_index(conn, embedder.name)
         await claims_step(ctx, papers)
         await relations_step(ctx, papers)
         counted_relations(ctx, papers)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,16 +53,57 @@ def _gap_vectors(ctx: Context, rows: list[sqlite3.Row]) -> np.ndarray:
     return ctx.embed([row["text"] for row in rows])
 
 
+def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
+    """What every triage decision depends on besides the paper: topics, thresholds, prompt."""
+    return store.digest(
+        [t.model_dump() for t in settings.topics], settings.curate.model_dump(), prompt_tag
+    )
+
+
+def triage_key(scope_key: str, paper: Mapping[str, Any]) -> str:
+    return store.digest(
+        scope_key, paper["title"], paper["abstract"], paper["source"], paper["published"]
+    )
+
+
+def claims_key(chunks: list[tuple[int | None, str, str]], prompt_tag: str, limit: int) -> str:
+    return store.digest(chunks, prompt_tag, limit)
+
+
+def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[str, str, str, str]]:
+    """(kind, target, topic, text) of the open gaps, open conflicts and theses."""
+    gaps, conflicts = store.open_items(conn, "gaps"), store.open_items(conn, "conflicts")
+    theses = [(t.slug, text) for t in settings.topics for text in t.theses]
+    return (
+        [("gap", str(g["id"]), g["topic"], g["text"]) for g in gaps]
+        + [("conflict", str(c["id"]), c["topic"], c["text"]) for c in conflicts]
+        + [("thesis", text, slug, text) for slug, text in theses]
+    )
+
+
+def relations_base_key(
+    items: list[tuple[str, str, str, str]], settings: Settings, prompt_tag: str
+) -> str:
+    return store.digest(
+        items,
+        [e.model_dump() for e in settings.entities],
+        prompt_tag,
+        settings.curate.gap_similarity,
+    )
+
+
+def relations_key(
+    base: str, paper: Mapping[str, Any], topics: list[str], pages: list[tuple[int, str]]
+) -> str:
+    return store.digest(base, paper["title"], paper["abstract"], topics, store.digest(pages))
+
+
 async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     prompt = load_prompt("triage")
-    scope_key = store.digest(
-        [t.model_dump() for t in ctx.settings.topics], ctx.settings.curate.model_dump(), prompt.tag
-    )
+    scope_key = triage_scope_key(ctx.settings, prompt.tag)
     todo = []
     for paper in papers:
-        key = store.digest(
-            scope_key, paper["title"], paper["abstract"], paper["source"], paper["published"]
-        )
+        key = triage_key(scope_key, paper)
         if store.step_hash(ctx.conn, paper["id"], "triage") != key:
             todo.append((paper, key))
     gaps = store.open_items(ctx.conn, "gaps")
@@ -171,7 +212,7 @@ async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
         if not store.topics_of(ctx.conn, paper["id"]):
             continue
         chunks = store.chunks_of(ctx.conn, paper["id"])
-        key = store.digest(chunks, prompt.tag, limit)
+        key = claims_key(chunks, prompt.tag, limit)
         if store.step_hash(ctx.conn, paper["id"], "claims") == key:
             continue
         keys[paper["id"]] = key
@@ -202,24 +243,16 @@ async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
 
 async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     prompt = load_prompt("relate")
-    gaps, conflicts = store.open_items(ctx.conn, "gaps"), store.open_items(ctx.conn, "conflicts")
-    theses = [(t.slug, text) for t in ctx.settings.topics for text in t.theses]
-    items = (
-        [("gap", str(g["id"]), g["topic"], g["text"]) for g in gaps]
-        + [("conflict", str(c["id"]), c["topic"], c["text"]) for c in conflicts]
-        + [("thesis", text, slug, text) for slug, text in theses]
-    )
+    items = relation_items(ctx.conn, ctx.settings)
     item_vectors = ctx.embed([text for *_, text in items])
     entities = ctx.settings.entities
-    base = store.digest(
-        items, [e.model_dump() for e in entities], prompt.tag, ctx.settings.curate.gap_similarity
-    )
+    base = relations_base_key(items, ctx.settings, prompt.tag)
     for paper in papers:
         topics = store.topics_of(ctx.conn, paper["id"])
         if not topics:
             continue
         pages = store.pages_of(ctx.conn, paper["id"])
-        key = store.digest(base, paper["title"], paper["abstract"], topics, store.digest(pages))
+        key = relations_key(base, paper, topics, pages)
         if store.step_hash(ctx.conn, paper["id"], "relations") == key:
             continue
         found = entity_relations(entities, paper["title"], paper["abstract"] or "", pages)

@@ -1,13 +1,23 @@
-"""Dense retrieval over stored chunk embeddings: one float32 matrix per process, brute force."""
+"""Dense retrieval over stored chunk embeddings: exact (one float32 matrix, brute force in numpy)
+up to EXACT_UP_TO chunks, an HNSW index (usearch, float16) above, where a brute-force scan of the
+matrix costs more than the whole search budget. The index is a file beside the database, keyed
+by the embedding model; chunks embedded since it was written are added to it, and it is rebuilt
+when stored vectors were deleted. Measured in benchmarks/vector_index.py and benchmarks/scale.py."""
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from frontier.llm.embeddings import blob_to_vector
+EXACT_UP_TO = 100_000
+_BATCH = 50_000
+_OVERSAMPLE = 4  # HNSW hits fetched per wanted hit when only some papers are allowed
+_EXPANSION = 128
 
 
 @dataclass(frozen=True)
@@ -22,40 +32,61 @@ class ChunkMatrix:
         return len(self.chunk_ids)
 
 
-_LOADED: dict[tuple[str, str], tuple[tuple[int, int], ChunkMatrix]] = {}
+_LOADED: dict[tuple[str, str], tuple[tuple[int, int], object]] = {}
+
+
+def _db_path(conn: sqlite3.Connection) -> str:
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return str(row[2])
 
 
 def _db_key(conn: sqlite3.Connection) -> str:
-    row = conn.execute("PRAGMA database_list").fetchone()
-    return str(row[2]) or f"memory:{id(conn)}"
+    return _db_path(conn) or f"memory:{id(conn)}"
+
+
+def _stamp(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
+    row = conn.execute(
+        "SELECT count(*), coalesce(max(chunk_id), 0) FROM chunk_embeddings WHERE model = ?",
+        (model,),
+    ).fetchone()
+    return int(row[0]), int(row[1])
 
 
 def chunk_matrix(conn: sqlite3.Connection, model: str) -> ChunkMatrix:
     """The chunk vectors of `model`, reloaded only when chunks were embedded since last time."""
-    stamp = conn.execute(
-        "SELECT count(*), coalesce(max(chunk_id), 0) FROM chunk_embeddings WHERE model = ?",
-        (model,),
-    ).fetchone()
-    key = (_db_key(conn), model)
+    stamp = _stamp(conn, model)
+    key = (_db_key(conn), f"matrix:{model}")
     cached = _LOADED.get(key)
-    if cached and cached[0] == tuple(stamp):
+    if cached and cached[0] == stamp and isinstance(cached[1], ChunkMatrix):
         return cached[1]
-    rows = conn.execute(
+    matrix = _read_matrix(conn, model, stamp[0])
+    _LOADED[key] = (stamp, matrix)
+    return matrix
+
+
+def _read_matrix(conn: sqlite3.Connection, model: str, count: int) -> ChunkMatrix:
+    """Rows streamed into a preallocated matrix: no list of a million blobs on the way."""
+    cursor = conn.execute(
         "SELECT e.chunk_id, c.paper_id, e.vector FROM chunk_embeddings e "
         "JOIN chunks c ON c.id = e.chunk_id WHERE e.model = ? ORDER BY e.chunk_id",
         (model,),
-    ).fetchall()
-    dim = len(blob_to_vector(rows[0][2])) if rows else 0
-    vectors = np.empty((len(rows), dim), dtype=np.float32)
-    for i, row in enumerate(rows):
-        vectors[i] = blob_to_vector(row[2])
-    matrix = ChunkMatrix(
-        np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows)),
-        [row[1] for row in rows],
-        vectors,
     )
-    _LOADED[key] = (tuple(stamp), matrix)
-    return matrix
+    ids = np.empty(count, dtype=np.int64)
+    papers: list[str] = []
+    vectors: np.ndarray | None = None
+    n = 0
+    for chunk_id, paper_id, blob in cursor:
+        if n == count:  # rows embedded while reading: keep what the stamp counted
+            break
+        row = np.frombuffer(blob, dtype="<f4")
+        if vectors is None:
+            vectors = np.empty((count, len(row)), dtype=np.float32)
+        ids[n], vectors[n] = chunk_id, row
+        papers.append(paper_id)
+        n += 1
+    if vectors is None:
+        vectors = np.zeros((0, 0), dtype=np.float32)
+    return ChunkMatrix(ids[:n], papers, vectors[:n])
 
 
 def nearest_chunks(
@@ -72,3 +103,160 @@ def nearest_chunks(
     top = np.argpartition(-sims, count - 1)[:count]
     top = top[np.argsort(-sims[top], kind="stable")]
     return [(int(matrix.chunk_ids[i]), float(sims[i])) for i in top if np.isfinite(sims[i])]
+
+
+def dense_search(
+    conn: sqlite3.Connection,
+    model: str,
+    query: np.ndarray,
+    limit: int,
+    allowed: set[str] | None = None,
+) -> list[tuple[int, float]]:
+    """(chunk id, cosine) of the `limit` chunks nearest the query, only of `allowed` papers
+    when given: exact on small KBs, through the HNSW index on large ones."""
+    stamp = _stamp(conn, model)
+    if stamp[0] <= EXACT_UP_TO or not _db_path(conn):
+        return nearest_chunks(chunk_matrix(conn, model), query, limit, allowed)
+    index = chunk_index(conn, model, stamp)
+    if allowed is None:
+        return index.search(query, limit)
+    return _allowed_only(conn, index, query, limit, allowed)
+
+
+def _allowed_only(
+    conn: sqlite3.Connection,
+    index: ChunkIndex,
+    query: np.ndarray,
+    limit: int,
+    allowed: set[str],
+) -> list[tuple[int, float]]:
+    """A few papers are scanned exactly; many are filtered from an oversampled HNSW search."""
+    marks = ",".join("?" * len(allowed))
+    count = conn.execute(
+        f"SELECT count(*) FROM chunks WHERE paper_id IN ({marks})", list(allowed)
+    ).fetchone()[0]
+    if count <= EXACT_UP_TO:
+        rows = conn.execute(
+            f"SELECT e.chunk_id, c.paper_id, e.vector FROM chunk_embeddings e JOIN chunks c "
+            f"ON c.id = e.chunk_id WHERE e.model = ? AND c.paper_id IN ({marks})",
+            [index.model, *allowed],
+        ).fetchall()
+        matrix = ChunkMatrix(
+            np.array([r[0] for r in rows], dtype=np.int64),
+            [r[1] for r in rows],
+            np.array([np.frombuffer(r[2], dtype="<f4") for r in rows], dtype=np.float32),
+        )
+        return nearest_chunks(matrix, query, limit, None)
+    wanted = min(len(index), limit * _OVERSAMPLE * max(1, len(index) // max(count, 1)))
+    found = index.search(query, wanted)
+    ids = [chunk_id for chunk_id, _ in found]
+    owner = dict(
+        conn.execute(
+            f"SELECT id, paper_id FROM chunks WHERE id IN ({','.join('?' * len(ids))})", ids
+        ).fetchall()
+    )
+    return [(cid, sim) for cid, sim in found if owner.get(cid) in allowed][:limit]
+
+
+class ChunkIndex:
+    """An HNSW index over one model's chunk vectors, keyed by chunk id, kept in a file."""
+
+    def __init__(self, path: Path, model: str, dim: int) -> None:
+        from usearch.index import Index
+
+        self.path, self.model = path, model
+        self.index = Index(ndim=dim, metric="cos", dtype="f16", connectivity=16)
+        self.index.expansion_search = _EXPANSION
+        self.meta: dict[str, int] = {"count": 0, "max_chunk_id": 0}
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def search(self, query: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        if not len(self.index):
+            return []
+        found = self.index.search(query.astype(np.float32), min(limit, len(self.index)))
+        # usearch reports cosine distance; retrieval speaks cosine similarity
+        return [(int(k), 1.0 - float(d)) for k, d in zip(found.keys, found.distances, strict=True)]
+
+    def add_from(self, conn: sqlite3.Connection, after: int, count: int) -> None:
+        """Add the vectors of chunks with an id above `after`, a batch at a time."""
+        cursor = conn.execute(
+            "SELECT chunk_id, vector FROM chunk_embeddings WHERE model = ? AND chunk_id > ? "
+            "ORDER BY chunk_id",
+            (self.model, after),
+        )
+        while rows := cursor.fetchmany(_BATCH):
+            keys = np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows))
+            vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4")
+            self.index.add(keys, vectors.reshape(len(rows), -1), threads=0)
+            self.meta["max_chunk_id"] = int(keys[-1])
+        self.meta["count"] = count
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temp = self.path.with_suffix(f".{os.getpid()}.tmp")
+        self.index.save(str(temp))
+        temp.replace(self.path)
+        self.path.with_suffix(".json").write_text(json.dumps(self.meta))
+
+    def load(self) -> bool:
+        meta = self.path.with_suffix(".json")
+        if not (self.path.is_file() and meta.is_file()):
+            return False
+        self.index.load(str(self.path))
+        self.meta = json.loads(meta.read_text())
+        return True
+
+
+def index_path(conn: sqlite3.Connection, model: str) -> Path:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
+    return Path(_db_path(conn)).parent / "index" / f"chunks-{safe}.usearch"
+
+
+def chunk_index(
+    conn: sqlite3.Connection, model: str, stamp: tuple[int, int] | None = None
+) -> ChunkIndex:
+    """The model's index, loaded once per process, brought up to date with the stored vectors."""
+    stamp = stamp or _stamp(conn, model)
+    key = (_db_key(conn), f"index:{model}")
+    cached = _LOADED.get(key)
+    if cached and cached[0] == stamp and isinstance(cached[1], ChunkIndex):
+        return cached[1]
+    dim = len(conn.execute("SELECT vector FROM chunk_embeddings LIMIT 1").fetchone()[0]) // 4
+    index = cached[1] if cached and isinstance(cached[1], ChunkIndex) else None
+    if index is None:
+        index = ChunkIndex(index_path(conn, model), model, dim)
+        index.load()
+    if (index.meta["count"], index.meta["max_chunk_id"]) != stamp:
+        _refresh(conn, index, stamp, dim)
+    _LOADED[key] = (stamp, index)
+    return index
+
+
+def update_chunk_index(conn: sqlite3.Connection, model: str) -> bool:
+    """Bring the index file in line with the stored vectors when the KB is large enough to use
+    it (curate calls this, so a search never waits for a build); True when it was written."""
+    stamp = _stamp(conn, model)
+    if stamp[0] <= EXACT_UP_TO or not _db_path(conn):
+        return False
+    meta = index_path(conn, model).with_suffix(".json")
+    if meta.is_file():
+        saved = json.loads(meta.read_text())
+        if (saved["count"], saved["max_chunk_id"]) == stamp:
+            return False
+    chunk_index(conn, model, stamp)
+    return True
+
+
+def _refresh(conn: sqlite3.Connection, index: ChunkIndex, stamp: tuple[int, int], dim: int) -> None:
+    """Append what was embedded since; rebuild when anything it holds was deleted."""
+    newer = conn.execute(
+        "SELECT count(*) FROM chunk_embeddings WHERE model = ? AND chunk_id > ?",
+        (index.model, index.meta["max_chunk_id"]),
+    ).fetchone()[0]
+    if index.meta["count"] + newer != stamp[0]:
+        fresh = ChunkIndex(index.path, index.model, dim)
+        index.index, index.meta = fresh.index, fresh.meta
+    index.add_from(conn, index.meta["max_chunk_id"], stamp[0])
+    index.save()

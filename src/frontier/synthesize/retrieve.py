@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from frontier.llm.embeddings import Embedder, EmbeddingError, load_embedder
-from frontier.store.dense import chunk_matrix, nearest_chunks
+from frontier.store.dense import dense_search
 from frontier.store.search import Hit, bm25_chunks, bm25_papers, fts_query
 
 METHODS = ("bm25", "dense", "hybrid")
@@ -149,8 +149,7 @@ class Retriever:
             lists["bm25"] = [cid for cid, _ in found]
         if method in ("dense", "hybrid") and self.dense_available():
             query = self.embedder.embed([question])[0]
-            matrix = chunk_matrix(self.conn, self.embedder.name)
-            nearest = nearest_chunks(matrix, query, _CANDIDATES, papers)
+            nearest = dense_search(self.conn, self.embedder.name, query, _CANDIDATES, papers)
             lists["dense"] = [cid for cid, _ in nearest]
             similarity = dict(nearest)
         return lists, similarity

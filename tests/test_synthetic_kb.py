@@ -1,0 +1,77 @@
+"""The scale benchmark's synthetic KB stays consistent with the schema and with curate: on a fresh
+one, `frontier curate` has nothing to do (no model call, no row changed) and search finds pages."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import db, run_cli
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from synthetic_kb import build_kb
+
+# what curate writes; runs and the usage ledger record the run itself
+_CONTENT = (
+    "papers",
+    "chunks",
+    "pages",
+    "chunk_embeddings",
+    "paper_embeddings",
+    "triage",
+    "claims",
+    "relations",
+    "entries",
+    "curate_state",
+    "gaps",
+    "conflicts",
+    "conflict_claims",
+)
+
+
+def _content(conn: sqlite3.Connection) -> dict[str, list[tuple]]:
+    return {
+        table: [tuple(row) for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2")]
+        for table in _CONTENT
+    }
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("synthetic") / "kb"
+    build_kb(root, papers=200, chunks=2_000, quiet=True)
+    return root
+
+
+def test_generated_kb_has_the_asked_shape(kb: Path) -> None:
+    conn = db(kb)
+    counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in _CONTENT}
+    assert counts["papers"] == 200
+    assert counts["chunks"] == 2_000
+    fts = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'cache'")
+    assert fts.fetchone()[0] > 0
+    assert 0 < counts["chunk_embeddings"] <= counts["chunks"]
+    assert counts["entries"] > 0 and counts["claims"] > 0
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_curate_on_a_generated_kb_is_a_no_op(kb: Path) -> None:
+    before = _content(db(kb))
+    result = run_cli("-w", str(kb), "curate", "--json")
+    assert result.code == 0, result.err
+    counts = result.json()["counts"]  # type: ignore[index]
+    assert counts["llm calls"] == 0
+    assert counts["chunks embedded"] == 0
+    conn = db(kb)
+    assert conn.execute("SELECT count(*) FROM llm_calls").fetchone()[0] == 0
+    assert _content(conn) == before
+
+
+def test_search_finds_generated_pages(kb: Path) -> None:
+    result = run_cli("-w", str(kb), "search", "paged attention cache memory", "--json")
+    assert result.code == 0, result.err
+    hits = result.json()
+    assert isinstance(hits, list) and hits
+    assert all(hit["page"] for hit in hits)

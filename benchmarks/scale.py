@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 from synthetic_kb import cached_kb
 
 HERE = Path(__file__).resolve().parent
@@ -92,6 +93,35 @@ def measure_index(root: Path) -> dict[str, float]:
         began = time.perf_counter()
         built = update_chunk_index(conn, MODEL_NAME)
     return {"build s": time.perf_counter() - began if built else 0.0}
+
+
+def measure_recall(root: Path, repeat: int) -> dict[str, float]:
+    """recall@10 of the HNSW index against the exact scan, for queries near stored chunks (a
+    question about a chunk) and for the field questions embedded by the model."""
+    from frontier.llm.embeddings import load_embedder
+    from frontier.store.dense import chunk_index, chunk_matrix, nearest_chunks
+    from frontier.workspace import open_workspace
+
+    ws = open_workspace(root)
+    embedder = load_embedder()
+    with contextlib.closing(ws.connect()) as conn:
+        matrix = chunk_matrix(conn, embedder.name)
+        index = chunk_index(conn, embedder.name)
+    rng = np.random.default_rng(5)
+    near = matrix.vectors[rng.integers(0, len(matrix), size=repeat)]
+    near = near + rng.standard_normal(near.shape).astype(np.float32) * (
+        0.8 / np.sqrt(near.shape[1])
+    )
+    near /= np.linalg.norm(near, axis=1, keepdims=True)
+    out = {}
+    for name, queries in (("near", near), ("questions", embedder.embed(QUESTIONS))):
+        hits = []
+        for query in queries:
+            exact = {cid for cid, _ in nearest_chunks(matrix, query, 10)}
+            found = {cid for cid, _ in index.search(query, 60)[:10]}
+            hits.append(len(exact & found) / 10)
+        out[f"recall@10 {name}"] = float(np.mean(hits))
+    return out
 
 
 def measure_exact(root: Path, repeat: int) -> dict[str, float]:
@@ -223,6 +253,8 @@ def child(kind: str, root: Path, repeat: int, timeout: float) -> None:
         out = measure_index(root)
     elif kind == "exact":
         out = measure_exact(root, repeat)
+    elif kind == "recall":
+        out = measure_recall(root, repeat)
     else:
         out = measure_render(root, max(3, repeat // 10))
     out["peak RSS MB"] = peak_rss_mb()

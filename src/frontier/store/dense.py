@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-EXACT_UP_TO = 100_000
+# HNSW (ef 128, M 16, f16) found only 76% of the exact top 10 at 1M synthetic chunks: exact
+# search stays the default until the index is tuned to recall >= 0.95 (benchmarks/scale.py)
+EXACT_UP_TO = 10**12
 _BATCH = 50_000
 _OVERSAMPLE = 4  # HNSW hits fetched per wanted hit when only some papers are allowed
 _EXPANSION = 128

@@ -127,16 +127,30 @@ def disagreement(a: ClaimFact, b: ClaimFact) -> Disagreement | None:
     return None
 
 
-def find_disagreements(facts: list[ClaimFact]) -> list[Disagreement]:
-    by_family: dict[tuple[str, str], list[ClaimFact]] = {}
+def _buckets(facts: list[ClaimFact]) -> dict[tuple[str, ...], list[ClaimFact]]:
+    """Claims by metric, unit and each pair of stated setting dimensions: comparable claims
+    share at least one such bucket, so pairs are only formed inside buckets (not all n²)."""
+    buckets: dict[tuple[str, ...], list[ClaimFact]] = {}
     for fact in facts:
-        by_family.setdefault((fact.family, fact.unit), []).append(fact)
-    found = []
-    for group in by_family.values():
+        dims = (
+            ("size", fact.setting.size),
+            ("hw", fact.setting.hardware),
+            ("prec", fact.setting.precision),
+        )
+        for (n1, v1), (n2, v2) in combinations(dims, 2):
+            if v1 and v2:
+                key = (fact.family, fact.unit, n1, v1, n2, v2)
+                buckets.setdefault(key, []).append(fact)
+    return buckets
+
+
+def find_disagreements(facts: list[ClaimFact]) -> list[Disagreement]:
+    found: dict[tuple[int, int], Disagreement] = {}
+    for group in _buckets(facts).values():
         for a, b in combinations(group, 2):
-            if (d := disagreement(a, b)) is not None:
-                found.append(d)
-    return found
+            if (a.id, b.id) not in found and (d := disagreement(a, b)) is not None:
+                found[(a.id, b.id)] = d
+    return list(found.values())
 
 
 def later_measurements(d: Disagreement, facts: list[ClaimFact]) -> list[dict[str, object]]:
@@ -162,7 +176,7 @@ async def detect_conflicts(
 ) -> dict[str, int]:
     """Flag new disagreements (labelled by the model) and refresh the later measurements of
     all; a pair already flagged is never flagged twice."""
-    facts = load_facts(conn)
+    facts = [f for f in load_facts(conn) if f.setting.known() >= 2]  # others compare to none
     counts = {"pairs": 0, "new": 0, "labelled": 0, "label failures": 0}
     prompt = load_prompt("conflict")
     for d in find_disagreements(facts):

@@ -13,7 +13,8 @@ _CANDIDATE_CHUNKS = 400
 _STOPWORD_TEXT = (
     "a an and are as at be by can do does did for from how in is it "
     "its of on or that the this to was were what when where which who why with does "
-    "their there these those into than then so such vs versus about"
+    "their there these those into than then so such vs versus about much many "
+    "use used uses using paper papers authors according also make made get"
 )
 _QUERY_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 

@@ -1,4 +1,4 @@
-"""Full-text search: BM25 over FTS5, chunks and title/abstract fused into one ranking of papers."""
+"""Full-text search: BM25 over FTS5, of chunks and of titles and abstracts."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from dataclasses import asdict, dataclass
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _TITLE_WEIGHT, _ABSTRACT_WEIGHT = 8.0, 2.0
-_CANDIDATE_CHUNKS = 400
 # Question words carry no evidence; as OR terms they only add noise to BM25.
 _STOPWORD_TEXT = (
     "a an and are as at be by can do does did for from how in is it "
@@ -77,44 +76,3 @@ def bm25_papers(conn: sqlite3.Connection, text: str, limit: int) -> list[tuple[s
             (query, limit),
         )
     ]
-
-
-def search(conn: sqlite3.Connection, text: str, limit: int = 10) -> list[Hit]:
-    query = fts_query(text)
-    if query is None:
-        return []
-    scores: dict[str, float] = {}
-    best_chunk: dict[str, sqlite3.Row] = {}
-    for row in conn.execute(
-        """SELECT c.paper_id, c.page, c.section, -bm25(chunks_fts) AS score,
-                  snippet(chunks_fts, 0, '[', ']', ' … ', 16) AS snippet
-           FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-           WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?""",
-        (query, _CANDIDATE_CHUNKS),
-    ):
-        if row["paper_id"] not in best_chunk:
-            best_chunk[row["paper_id"]] = row
-            scores[row["paper_id"]] = row["score"]
-    for row in conn.execute(
-        f"""SELECT paper_id, -bm25(papers_fts, 0, {_TITLE_WEIGHT}, {_ABSTRACT_WEIGHT}) AS score
-            FROM papers_fts WHERE papers_fts MATCH ?""",
-        (query,),
-    ):
-        scores[row["paper_id"]] = scores.get(row["paper_id"], 0.0) + row["score"]
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
-    return [_hit(conn, paper_id, score, best_chunk.get(paper_id)) for paper_id, score in ranked]
-
-
-def _hit(conn: sqlite3.Connection, paper_id: str, score: float, chunk: sqlite3.Row | None) -> Hit:
-    paper = conn.execute("SELECT title, abstract FROM papers WHERE id = ?", (paper_id,)).fetchone()
-    if chunk is not None:
-        return Hit(
-            paper_id,
-            paper["title"],
-            chunk["page"],
-            chunk["section"],
-            chunk["snippet"],
-            round(score, 4),
-        )
-    snippet = " ".join((paper["abstract"] or "").split()[:32])
-    return Hit(paper_id, paper["title"], None, None, snippet, round(score, 4))

@@ -79,8 +79,7 @@ def _u(fact: ClaimFact) -> str:
 def load_facts(conn: sqlite3.Connection) -> list[ClaimFact]:
     """Verified claims with a metric family and a value, oldest paper first."""
     rows = conn.execute(
-        """SELECT c.id, c.paper_id, c.metric, c.value, c.value_text, c.unit, c.model_name,
-                  c.hardware, c.condition, c.page, c.quote,
+        """SELECT c.id, c.paper_id, c.metric, c.value, c.value_text, c.unit, c.page, c.quote,
                   coalesce(p.published, substr(p.added_at, 1, 10)) AS date,
                   (SELECT topic FROM triage t WHERE t.paper_id = c.paper_id AND topic != ''
                    ORDER BY topic LIMIT 1) AS topic
@@ -103,7 +102,7 @@ def load_facts(conn: sqlite3.Connection) -> list[ClaimFact]:
                 r["unit"] or "",
                 r["value"],
                 r["value_text"],
-                setting_of(r["quote"], r["model_name"], r["hardware"], r["condition"]),
+                setting_of(r["quote"]),
                 stated_direction(r["quote"]),
                 r["page"],
                 r["quote"],

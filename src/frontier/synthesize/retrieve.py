@@ -11,8 +11,6 @@ import re
 import sqlite3
 from dataclasses import asdict, dataclass, field
 
-import numpy as np
-
 from frontier.llm.embeddings import Embedder, EmbeddingError, load_embedder
 from frontier.store.dense import dense_search
 from frontier.store.search import Hit, bm25_chunks, bm25_papers, fts_query
@@ -244,10 +242,6 @@ def word_overlap(question: str, text: str) -> float:
         return 0.0
     present = {word[:5] for word in _WORD.findall(text.lower())}
     return len(wanted & present) / len(wanted)
-
-
-def unit(vector: np.ndarray) -> np.ndarray:
-    return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
 
 def snippet(text: str, question: str, words: int = 32) -> str:

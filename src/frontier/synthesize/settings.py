@@ -86,16 +86,13 @@ def size_class(text: str) -> str:
     return ">40B"
 
 
-def setting_of(
-    quote: str, model_name: str = "", hardware: str = "", condition: str = ""
-) -> Setting:
-    """The setting as the quote states it (typed fields only when the quote repeats them)."""
-    text = " ".join(x for x in (quote, model_name, hardware, condition) if x and x in quote)
-    text = f"{quote} {text}"
-    hardware_match = _HARDWARE.search(text)
-    precision_match = _PRECISION.search(text)
+def setting_of(quote: str) -> Setting:
+    """The setting as the quote states it; the model's typed fields count only when the quote
+    says them, so the quote alone decides."""
+    hardware_match = _HARDWARE.search(quote)
+    precision_match = _PRECISION.search(quote)
     return Setting(
-        size_class(text),
+        size_class(quote),
         re.sub(r"\s+", "", hardware_match.group(1)).upper() if hardware_match else "",
         precision_match.group(1).lower() if precision_match else "",
     )

@@ -19,11 +19,11 @@ GapId = Annotated[int, typer.Argument(help="Gap id, as shown by `frontier gaps l
 _err = Console(stderr=True, soft_wrap=True)
 
 
-def _run(call: Callable[[], int]) -> None:
-    """Run one command; a KB error becomes one red line on stderr and exit code 1."""
+def run_command(call: Callable[[], int], errors: tuple[type[Exception], ...] = (KBError,)) -> None:
+    """Run one command; an error of `errors` becomes one red line on stderr and exit code 1."""
     try:
         code = call()
-    except KBError as exc:
+    except errors as exc:
         _err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(1) from None
     if code:
@@ -53,7 +53,7 @@ def _register_listings(
         json_out: JsonOpt = False,
     ) -> None:
         """Papers with their topics, the triage reason and the stage (embedding or llm) that decided."""
-        _run(lambda: commands_kb.papers(ws_getter(), topic, json_out, console))
+        run_command(lambda: commands_kb.papers(ws_getter(), topic, json_out, console))
 
     @app.command("claims")
     def claims(
@@ -75,17 +75,17 @@ def _register_listings(
             raise typer.Exit(2)
         output = "json" if json_out else "csv" if csv_out else "table"
         filters = {"metric": metric, "model": model, "hardware": hardware, "paper": paper}
-        _run(lambda: commands_kb.claims(ws_getter(), filters, include_all, output, console))
+        run_command(lambda: commands_kb.claims(ws_getter(), filters, include_all, output, console))
 
     @app.command("entities")
     def entities(json_out: JsonOpt = False) -> None:
         """Tracked entities (organisations, models, hardware, methods) and their paper counts."""
-        _run(lambda: commands_kb.entities(ws_getter(), json_out, console))
+        run_command(lambda: commands_kb.entities(ws_getter(), json_out, console))
 
     @app.command("render")
     def render(json_out: JsonOpt = False) -> None:
         """Write the markdown vault (kb/) from the store; files change only when their content does."""
-        _run(lambda: commands_kb.render(ws_getter(), json_out, console))
+        run_command(lambda: commands_kb.render(ws_getter(), json_out, console))
 
 
 def _register_gaps(
@@ -102,7 +102,7 @@ def _register_gaps(
         topic: TopicArg, text: Annotated[str, typer.Argument(help="The open question.")]
     ) -> None:
         """Add an open gap to a topic; adding the same text again changes nothing."""
-        _run(lambda: commands_kb.gaps_add(ws_getter(), topic, text, console))
+        run_command(lambda: commands_kb.gaps_add(ws_getter(), topic, text, console))
 
     @gaps_app.command("list")
     def list_(
@@ -113,7 +113,7 @@ def _register_gaps(
         json_out: JsonOpt = False,
     ) -> None:
         """Gaps with their status and the number of papers that bear on them."""
-        _run(lambda: commands_kb.gaps_list(ws_getter(), topic, status, json_out, console))
+        run_command(lambda: commands_kb.gaps_list(ws_getter(), topic, status, json_out, console))
 
     @gaps_app.command("proposed")
     def proposed(
@@ -121,22 +121,24 @@ def _register_gaps(
         json_out: JsonOpt = False,
     ) -> None:
         """Gaps proposed from research maps' open problems, waiting for accept or reject."""
-        _run(lambda: commands_kb.gaps_list(ws_getter(), topic, "proposed", json_out, console))
+        run_command(
+            lambda: commands_kb.gaps_list(ws_getter(), topic, "proposed", json_out, console)
+        )
 
     @gaps_app.command("close")
     def close(gap_id: GapId) -> None:
         """Close an open gap."""
-        _run(lambda: commands_kb.gaps_close(ws_getter(), gap_id, console))
+        run_command(lambda: commands_kb.gaps_close(ws_getter(), gap_id, console))
 
     @gaps_app.command("accept")
     def accept(gap_id: GapId) -> None:
         """Accept a proposed gap: it becomes open and is tracked from now on."""
-        _run(lambda: commands_kb.gaps_accept(ws_getter(), gap_id, console))
+        run_command(lambda: commands_kb.gaps_accept(ws_getter(), gap_id, console))
 
     @gaps_app.command("reject")
     def reject(gap_id: GapId) -> None:
         """Reject a proposed gap."""
-        _run(lambda: commands_kb.gaps_reject(ws_getter(), gap_id, console))
+        run_command(lambda: commands_kb.gaps_reject(ws_getter(), gap_id, console))
 
 
 def _register_conflicts(
@@ -155,17 +157,17 @@ def _register_conflicts(
         topic: TopicArg, text: Annotated[str, typer.Argument(help="What the papers disagree on.")]
     ) -> None:
         """Flag a conflict in a topic; adding the same text again changes nothing."""
-        _run(lambda: commands_kb.conflicts_add(ws_getter(), topic, text, console))
+        run_command(lambda: commands_kb.conflicts_add(ws_getter(), topic, text, console))
 
     @conflicts_app.command("list")
     def list_(json_out: JsonOpt = False) -> None:
         """Conflicts with their status and the papers that bear on them."""
-        _run(lambda: commands_kb.conflicts_list(ws_getter(), json_out, console))
+        run_command(lambda: commands_kb.conflicts_list(ws_getter(), json_out, console))
 
     @conflicts_app.command("detect")
     def detect(json_out: JsonOpt = False) -> None:
         """Flag verified claims that disagree in a comparable setting (curate does this too)."""
-        _run(
+        run_command(
             lambda: commands_curate.conflicts_detect(ws_getter(), json_out, cache_getter(), console)
         )
 
@@ -174,4 +176,4 @@ def _register_conflicts(
         conflict_id: Annotated[int, typer.Argument(help="Conflict id, from `conflicts list`.")],
     ) -> None:
         """Close a conflict."""
-        _run(lambda: commands_kb.conflicts_close(ws_getter(), conflict_id, console))
+        run_command(lambda: commands_kb.conflicts_close(ws_getter(), conflict_id, console))

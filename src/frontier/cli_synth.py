@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from frontier import commands_synth
+from frontier.cli_kb import run_command
 from frontier.commands_synth import AskError
 from frontier.synthesize.ask import PRESETS
 
@@ -21,18 +21,11 @@ ThinkOpt = Annotated[
 TopicOpt = Annotated[
     str | None, typer.Option("--topic", "-t", help="Only papers triaged into this topic.")
 ]
-_err = Console(stderr=True, soft_wrap=True)
 _PRESET_HELP = "Deep-dive preset: " + "; ".join(f"{k} ({v})" for k, v in PRESETS.items())
 
 
 def _run(call: Callable[[], int]) -> None:
-    try:
-        code = call()
-    except AskError as exc:
-        _err.print(f"[red]error:[/] {escape(str(exc))}")
-        raise typer.Exit(1) from None
-    if code:
-        raise typer.Exit(code)
+    run_command(call, (AskError,))
 
 
 def register(

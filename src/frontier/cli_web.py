@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from frontier import commands_web
-from frontier.cli_kb import _run
+from frontier.cli_kb import run_command
 
 
 class Format(StrEnum):
@@ -44,14 +44,16 @@ def register(app: typer.Typer, ws_getter: Callable[[], Path | None], console: Co
         ] = False,
     ) -> None:
         """Browse the KB in a local web UI: topics, papers, claims, search, maps, ask, usage."""
-        _run(lambda: commands_web.serve(ws_getter(), host, port, public, allow_edits, console))
+        run_command(
+            lambda: commands_web.serve(ws_getter(), host, port, public, allow_edits, console)
+        )
 
     @app.command("site")
     def site(
         out: Annotated[Path, typer.Argument(help="Folder to write the site into.")],
     ) -> None:
         """Write the web UI's pages as a static site that opens from disk (search in the page)."""
-        _run(lambda: commands_web.site(ws_getter(), out, console))
+        run_command(lambda: commands_web.site(ws_getter(), out, console))
 
     @app.command("export")
     def export(
@@ -64,4 +66,6 @@ def register(app: typer.Typer, ws_getter: Callable[[], Path | None], console: Co
         ] = None,
     ) -> None:
         """Export papers, verified claims or entries as BibTeX, CSV or JSON lines."""
-        _run(lambda: commands_web.export(ws_getter(), fmt.value, what.value, output, console))
+        run_command(
+            lambda: commands_web.export(ws_getter(), fmt.value, what.value, output, console)
+        )

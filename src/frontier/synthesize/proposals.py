@@ -80,9 +80,10 @@ def propose_gaps(
         return outcomes
     texts = [item.text for item in rmap.problems]
     vectors = embedder.embed(texts)
+    known: dict[str, np.ndarray] = {}  # gap text -> vector, each gap embedded once per map
     for item, vector in zip(rmap.problems, vectors, strict=True):
         slug = topic or _problem_topic(conn, rmap, item, default_topic)
-        same = _same_gap(conn, embedder, slug, vector, config_gaps.get(slug, []))
+        same = _same_gap(conn, embedder, known, slug, vector, config_gaps.get(slug, []))
         if same is not None:
             outcomes.append({"text": item.text, "topic": slug, "gap": same, "new": False})
             continue
@@ -94,8 +95,11 @@ def propose_gaps(
                 "VALUES (?, ?, 'proposed', 'map', ?, ?)",
                 (slug, item.text, now(), evidence),
             )
+        gap_id = conn.execute(
+            "SELECT id FROM gaps WHERE topic = ? AND text = ?", (slug, item.text)
+        ).fetchone()[0]
         outcomes.append(
-            {"text": item.text, "topic": slug, "gap": cursor.lastrowid, "new": cursor.rowcount > 0}
+            {"text": item.text, "topic": slug, "gap": gap_id, "new": cursor.rowcount > 0}
         )
     return outcomes
 
@@ -103,6 +107,7 @@ def propose_gaps(
 def _same_gap(
     conn: sqlite3.Connection,
     embedder: Embedder,
+    known: dict[str, np.ndarray],
     topic: str,
     vector: np.ndarray,
     config_texts: list[str],
@@ -116,6 +121,9 @@ def _same_gap(
     rows += [("config", text) for text in config_texts if text not in stored]
     if not rows:
         return None
-    sims = embedder.embed([text for _, text in rows]) @ vector
+    new = list(dict.fromkeys(text for _, text in rows if text not in known))
+    if new:
+        known.update(zip(new, embedder.embed(new), strict=True))
+    sims = np.stack([known[text] for _, text in rows]) @ vector
     best = int(np.argmax(sims))
     return rows[best][0] if sims[best] >= DUPLICATE_GAP_SIMILARITY else None

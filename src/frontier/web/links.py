@@ -11,29 +11,29 @@ from frontier.render.common import safe_name
 STATIC_FILES = ("style.css", "claims.js", "search.js")  # packaged; the site adds its index
 
 
+_PATHS = {
+    "topics": "",
+    "claims": "claims",
+    "search": "search",
+    "usage": "usage",
+    "maps": "maps",
+    "ask": "ask",
+    "map": "maps/{0}",
+    "topic": "topic/{0}",
+    "frontier": "topic/{0}/frontier",
+    "paper": "paper/{0}",
+    "page": "paper/{0}/page/{1}",
+    "entity": "entity/{0}",
+    "static": "static/{0}",
+    "gap_action": "gap/{0}/{1}",
+}
+
+
 def page_path(name: str, *args: object) -> str:
     """The page's path without a suffix, e.g. `paper/2309.06180/page/4` ('' is the home page)."""
-    if name == "topics":
-        return ""
-    if name in ("claims", "search", "usage", "maps", "ask"):
-        return name
-    if name == "map":
-        return f"maps/{args[0]}"
-    if name == "topic":
-        return f"topic/{args[0]}"
-    if name == "frontier":
-        return f"topic/{args[0]}/frontier"
-    if name == "paper":
-        return f"paper/{args[0]}"
-    if name == "page":
-        return f"paper/{args[0]}/page/{args[1]}"
-    if name == "entity":
-        return f"entity/{args[0]}"
-    if name == "static":
-        return f"static/{args[0]}"
-    if name == "gap_action":
-        return f"gap/{args[0]}/{args[1]}"
-    raise ValueError(f"no such page: {name}")
+    if name not in _PATHS:
+        raise ValueError(f"no such page: {name}")
+    return _PATHS[name].format(*args)
 
 
 def site_file(name: str, *args: object) -> str:

@@ -4,7 +4,8 @@ Papers with arXiv-like ids and dates (more papers in recent years), pages, secti
 300-500 tokens (FTS5 filled by the schema's own trigger), paper and chunk vectors (384-d unit
 float32 around cluster centres), triage, verified claims quoted from their page, relations and
 entries. Every curate_state and input hash is computed by curate's own key functions, and firsts
-and coverage by curate's own counting, so `frontier curate` on the result has nothing to do.
+and coverage by curate's own counting, and the claims are marked as paired by conflict detection,
+so `frontier curate` on the result has nothing to do.
 
     python benchmarks/synthetic_kb.py DIR [--papers 100000] [--chunks 1000000]
 """
@@ -32,13 +33,16 @@ from frontier.curate.entries_step import entity_names, entry_key, relations_for_
 from frontier.curate.entries_step import verified_claims as stored_verified_claims
 from frontier.curate.entry import headline, why_it_matters
 from frontier.curate.relations import entity_relations
+from frontier.curate.run import vectors_quick_key
 from frontier.curate.scope import scope_lines
 from frontier.curate.steps import (
     Context,
     claims_key,
+    claims_quick_key,
     relation_items,
     relations_base_key,
     relations_key,
+    relations_quick_key,
     triage_key,
     triage_scope_key,
 )
@@ -56,6 +60,7 @@ from frontier.workspace import Workspace, init_workspace, open_workspace
 BATCH = 2_000
 CLUSTERS_PER_TOPIC = 16
 STAMP_NAME = "synthetic.json"
+GENERATOR = 2  # bumped when what the generator writes changes: a cached KB is then rebuilt
 
 
 def build_kb(root: Path, papers: int, chunks: int, seed: int = 7, quiet: bool = False) -> Workspace:
@@ -84,14 +89,15 @@ def build_kb(root: Path, papers: int, chunks: int, seed: int = 7, quiet: bool = 
         _progress(quiet, "vector index", started)
         finish_run(conn, run_id, "ok", {"papers": len(plans)})
         conn.execute("PRAGMA journal_mode=WAL")
-    (root / STAMP_NAME).write_text(json.dumps({"papers": papers, "chunks": chunks, "seed": seed}))
+    stamp = {"papers": papers, "chunks": chunks, "seed": seed, "generator": GENERATOR}
+    (root / STAMP_NAME).write_text(json.dumps(stamp))
     return ws
 
 
 def cached_kb(root: Path, papers: int, chunks: int, seed: int = 7) -> Workspace:
     """The KB at `root` when it was built with these figures, else a fresh build there."""
     stamp = root / STAMP_NAME
-    wanted = {"papers": papers, "chunks": chunks, "seed": seed}
+    wanted = {"papers": papers, "chunks": chunks, "seed": seed, "generator": GENERATOR}
     if stamp.is_file() and json.loads(stamp.read_text()) == wanted:
         return open_workspace(root)
     if root.exists():
@@ -142,16 +148,24 @@ class _Writer:
         claims = claims_for(plan, self.words.rng) if plan.topic else []
         self._metadata(plan, title, abstract, stamp)
         chunk_rows, pages = write_fulltext(self.conn, plan, self.words, claims)
+        version = self.conn.execute(
+            "SELECT text_version FROM papers WHERE id = ?", (plan.id,)
+        ).fetchone()[0]
         self._vectors(plan, vector, title, abstract)
         self._triage(plan, row, stamp)
         if plan.topic:
             chunk_key = claims_key(chunk_rows, self.claim_tag, self.claim_limit)
-            self._claims(plan, claims, chunk_key, stamp)
+            quick = claims_quick_key(version, self.claim_tag, self.claim_limit)
+            self._claims(plan, claims, chunk_key, stamp, quick)
             # mentions from the first pages only: scanning every page costs a third of the build
             found = entity_relations(self.settings.entities, title, abstract, pages[:2])
-            self._relations(
-                plan, found, relations_key(self.relations_base, row, [plan.topic], pages)
+            key = relations_key(self.relations_base, row, [plan.topic], pages)
+            quick = relations_quick_key(
+                self.relations_base, row | {"text_version": version}, [plan.topic]
             )
+            self._relations(plan, found, key, quick)
+            vectors_key = vectors_quick_key(MODEL_NAME, version)
+            self._mark(plan.id, "vectors", vectors_key, stamp, vectors_key)
 
     def _metadata(self, plan: PaperPlan, title: str, abstract: str, stamp: str) -> None:
         authors = json.dumps([f"Author {n}" for n in plan.authors])
@@ -242,11 +256,14 @@ class _Writer:
         )
         self._mark(plan.id, "triage", key, stamp)
 
-    def _claims(self, plan: PaperPlan, claims: list[ClaimRow], key: str, stamp: str) -> None:
+    def _claims(
+        self, plan: PaperPlan, claims: list[ClaimRow], key: str, stamp: str, quick: str
+    ) -> None:
         self.conn.executemany(
             "INSERT INTO claims (paper_id, metric, value, value_text, unit, direction, baseline, "
             "model_name, hardware, condition, page, quote, verified, verify_note, model, "
-            "prompt_version, run_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "prompt_version, run_id, at, conflicts_seen) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
             [
                 (
                     plan.id,
@@ -257,18 +274,20 @@ class _Writer:
                 for c in claims
             ],
         )
-        self._mark(plan.id, "claims", key, stamp)
+        self._mark(plan.id, "claims", key, stamp, quick)
 
-    def _relations(self, plan: PaperPlan, found: list, key: str) -> None:  # type: ignore[type-arg]
+    def _relations(self, plan: PaperPlan, found: list, key: str, quick: str) -> None:  # type: ignore[type-arg]
         self.conn.executemany(
             "INSERT OR REPLACE INTO relations VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(plan.id, plan.topic, r.kind, r.target, r.detail, r.evidence, r.stage) for r in found],
         )
-        self._mark(plan.id, "relations", key, now())
+        self._mark(plan.id, "relations", key, now(), quick)
 
-    def _mark(self, paper_id: str, step: str, key: str, stamp: str) -> None:
+    def _mark(self, paper_id: str, step: str, key: str, stamp: str, quick: str = "") -> None:
         self.conn.execute(
-            "INSERT OR REPLACE INTO curate_state VALUES (?, ?, ?, ?)", (paper_id, step, key, stamp)
+            "INSERT OR REPLACE INTO curate_state (paper_id, step, input_hash, done_at, quick_key) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (paper_id, step, key, stamp, quick),
         )
 
 

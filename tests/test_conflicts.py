@@ -3,11 +3,16 @@ model, shown on the topic's frontier page with both quotes and pages, and later 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 from fake_openai import FakeOpenAI, Reply
 from helpers import db, run_cli
+
+from frontier.commands_curate import flag_conflicts
+from frontier.store.runs import start_run
+from frontier.workspace import open_workspace
 
 PAPERS = [
     (
@@ -111,3 +116,40 @@ def test_disagreeing_claims_are_flagged_once_with_quotes_pages_and_later_papers(
     assert "Later papers measuring this setting" in page and "3.1×" in page
     listed = run_cli("-w", str(ws), "conflicts", "list", "--json").json()
     assert len(listed) == 2 and all(c["source"] == "claims" for c in listed)
+
+
+def test_curation_pairs_only_claims_not_paired_before_and_refreshes_later_measurements(
+    tmp_path: Path,
+) -> None:
+    ws = build(tmp_path)
+    conn = db(ws)
+    with conn:  # the later paper's claim arrives after the first pass
+        later_claim = conn.execute("SELECT * FROM claims WHERE paper_id = '2402.00004'").fetchone()
+        conn.execute("DELETE FROM claims WHERE paper_id = '2402.00004'")
+    workspace = open_workspace(ws)
+    with FakeOpenAI([Reply(content=LABEL)]) as server:
+        workspace.settings.llm.base_url = server.url
+        workspace.settings.llm.backend = "vllm"
+
+        def detect() -> dict[str, int]:
+            run_id = start_run(conn, "curate", "")
+            return asyncio.run(flag_conflicts(workspace, conn, run_id))
+
+        assert detect() == {"pairs": 1, "new": 1, "labelled": 1, "label failures": 0}
+        assert (
+            conn.execute("SELECT COUNT(*) FROM claims WHERE conflicts_seen = 0").fetchone()[0] == 0
+        )
+        calls = len(server.requests)
+        assert detect()["pairs"] == 0 and len(server.requests) == calls  # nothing unseen
+        with conn:
+            conn.execute(
+                "INSERT INTO claims (paper_id, metric, value, value_text, unit, direction, page, "
+                "quote, verified, at) VALUES (?, 'throughput', ?, ?, '×', 'higher', ?, ?, 1, '')",
+                tuple(later_claim[k] for k in ("paper_id", "value", "value_text", "page", "quote")),
+            )
+        assert detect() == {"pairs": 2, "new": 1, "labelled": 1, "label failures": 0}
+        assert len(server.requests) == calls + 1
+    rows = conn.execute("SELECT paper_a, paper_b, later FROM conflict_claims").fetchall()
+    pairs = {(r["paper_a"], r["paper_b"]): json.loads(r["later"]) for r in rows}
+    assert set(pairs) == {("2301.00001", "2306.00002"), ("2306.00002", "2402.00004")}
+    assert [item["paper_id"] for item in pairs[("2301.00001", "2306.00002")]] == ["2402.00004"]

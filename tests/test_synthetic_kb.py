@@ -3,11 +3,15 @@ one, `frontier curate` has nothing to do (no model call, no row changed) and sea
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeOpenAI
+from faults.pipeline import model_env
+from faults.schema_model import answer
 from helpers import db, run_cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -75,3 +79,49 @@ def test_search_finds_generated_pages(kb: Path) -> None:
     hits = result.json()
     assert isinstance(hits, list) and hits
     assert all(hit["page"] for hit in hits)
+
+
+def _states(conn: sqlite3.Connection) -> dict[tuple[str, str], tuple[str, str]]:
+    rows = conn.execute("SELECT paper_id, step, input_hash, quick_key FROM curate_state")
+    return {(r[0], r[1]): (r[2], r[3]) for r in rows}
+
+
+def test_a_kb_without_quick_keys_gets_them_without_redoing_anything(
+    kb: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "kb"
+    shutil.copytree(kb, copy)
+    conn = db(copy)
+    before = _states(conn)
+    with conn:
+        conn.execute("UPDATE curate_state SET quick_key = ''")
+    result = run_cli("-w", str(copy), "curate", "--json")
+    assert result.code == 0, result.err
+    assert result.json()["counts"]["llm calls"] == 0  # type: ignore[index]
+    after = _states(db(copy))
+    # the input hashes, computed again from the text, still match; only the quick keys come back
+    assert {k: v[0] for k, v in after.items()} == {k: v[0] for k, v in before.items()}
+    assert after == before
+
+
+def test_a_paper_whose_text_changed_is_curated_again_and_no_other(kb: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "kb"
+    shutil.copytree(kb, copy)
+    conn = db(copy)
+    paper_id = conn.execute(
+        "SELECT paper_id FROM claims GROUP BY paper_id ORDER BY paper_id LIMIT 1"
+    ).fetchone()[0]
+    before = _states(conn)
+    with conn:  # a re-extraction that lost the last chunk
+        conn.execute(
+            "DELETE FROM chunks WHERE paper_id = ? AND ord = "
+            "(SELECT max(ord) FROM chunks WHERE paper_id = ?)",
+            (paper_id, paper_id),
+        )
+    with FakeOpenAI(answer) as server:
+        result = run_cli("-w", str(copy), "curate", "--json", env=model_env(server.url))
+    assert result.code == 0, result.err
+    after = _states(db(copy))
+    changed = {key for key in before if before[key] != after.get(key)}
+    assert changed and {pid for pid, _ in changed} == {paper_id}
+    assert after[(paper_id, "claims")][0] != before[(paper_id, "claims")][0]

@@ -31,13 +31,18 @@ def curate_workspace(ws: Workspace, console: Console, use_cache: bool = True) ->
 
 
 async def flag_conflicts(
-    ws: Workspace, conn: sqlite3.Connection, run_id: int, use_cache: bool = True
+    ws: Workspace,
+    conn: sqlite3.Connection,
+    run_id: int,
+    use_cache: bool = True,
+    everything: bool = False,
 ) -> dict[str, int]:
-    """Find disagreeing verified claims across papers (synthesis over the curated claims)."""
+    """Find disagreeing verified claims across papers (synthesis over the curated claims): those
+    of claims not paired before, or, with `everything`, all of them."""
     llm = LLM(ws.settings.llm, conn, run_id=run_id, command="curate", use_cache=use_cache)
     try:
         return await detect_conflicts(
-            conn, llm, ws.settings.field.name, run_id, ws.settings.topics[0].slug
+            conn, llm, ws.settings.field.name, run_id, ws.settings.topics[0].slug, everything
         )
     finally:
         await llm.aclose()
@@ -48,7 +53,7 @@ def conflicts_detect(
 ) -> int:
     ws = open_workspace(workspace)
     with contextlib.closing(ws.connect()) as conn, recorded_run(conn, "conflicts detect") as run:
-        counts = asyncio.run(flag_conflicts(ws, conn, run.id, use_cache))
+        counts = asyncio.run(flag_conflicts(ws, conn, run.id, use_cache, everything=True))
         run.summary = counts
     if json_out:
         render_cli.print_json(console, counts)

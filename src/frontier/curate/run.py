@@ -10,12 +10,14 @@ from frontier.config import Settings
 from frontier.curate.counted import counted_relations
 from frontier.curate.entries_step import entries_step
 from frontier.curate.scope import scope_lines
+from frontier.curate.stamps import Stamps
 from frontier.curate.steps import Context, claims_step, relations_step, triage_step
 from frontier.curate.vectors import embed_texts, ensure_chunk_vectors, ensure_paper_vectors
 from frontier.llm.client import LLM
-from frontier.llm.embeddings import load_embedder
+from frontier.llm.embeddings import Embedder, load_embedder
 from frontier.store import curation as store
 from frontier.store.dense import update_chunk_index
+from frontier.store.lexical import update_lexical_indexes
 
 
 async def curate(
@@ -44,9 +46,10 @@ async def curate(
     )
     try:
         await triage_step(ctx, papers)
-        in_field = [p["id"] for p in papers if store.topics_of(conn, p["id"])]
-        ctx.bump("chunks embedded", ensure_chunk_vectors(conn, embedder, in_field))
+        in_field = [p for p in papers if store.topics_of(conn, p["id"])]
+        ctx.bump("chunks embedded", _embed_changed_chunks(conn, embedder, in_field))
         update_chunk_index(conn, embedder.name)
+        update_lexical_indexes(conn)
         await claims_step(ctx, papers)
         await relations_step(ctx, papers)
         counted_relations(ctx, papers)
@@ -59,3 +62,22 @@ async def curate(
         ).fetchone()[0]
     )
     return ctx
+
+
+def vectors_quick_key(model: str, text_version: int) -> str:
+    return store.digest("vectors", model, text_version)
+
+
+def _embed_changed_chunks(
+    conn: sqlite3.Connection, embedder: Embedder, papers: list[sqlite3.Row]
+) -> int:
+    """Chunk vectors for the papers whose text changed since their chunks were last embedded."""
+    stamps = Stamps(conn, "vectors")
+    keyed = [(p["id"], vectors_quick_key(embedder.name, p["text_version"])) for p in papers]
+    todo = [(paper_id, key) for paper_id, key in keyed if not stamps.quick_match(paper_id, key)]
+    embedded = 0
+    for start in range(0, len(todo), 256):
+        part = todo[start : start + 256]
+        embedded += ensure_chunk_vectors(conn, embedder, [paper_id for paper_id, _ in part])
+        store.mark_done(conn, [(paper_id, key, key) for paper_id, key in part], "vectors")
+    return embedded

@@ -16,6 +16,7 @@ from frontier.curate.candidates import Candidate, find_candidates
 from frontier.curate.claims import ClaimRow, type_claim
 from frontier.curate.relations import Relation, confirm_relation, entity_relations
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
+from frontier.curate.stamps import Stamps
 from frontier.curate.triage import Decision, decide_by_embedding, decide_by_llm, shortlist
 from frontier.llm.client import LLM
 from frontier.llm.pool import run_bounded
@@ -24,7 +25,9 @@ from frontier.llm.records import LLMFailure
 from frontier.store import curation as store
 
 
-@dataclass
+# repr=False: asyncio.run formats the repr of the task's result (this context) when it restores
+# the SIGINT handler, and the repr of every paper vector took seconds per 1k papers
+@dataclass(repr=False)
 class Context:
     """What every step needs: the store, the model, the vectors, the config and the report."""
 
@@ -96,6 +99,16 @@ def relations_key(
     base: str, paper: Mapping[str, Any], topics: list[str], pages: list[tuple[int, str]]
 ) -> str:
     return store.digest(base, paper["title"], paper["abstract"], topics, store.digest(pages))
+
+
+def claims_quick_key(text_version: int, prompt_tag: str, limit: int) -> str:
+    """The claims key with the paper's text version in place of its chunks."""
+    return store.digest("claims", text_version, prompt_tag, limit)
+
+
+def relations_quick_key(base: str, paper: Mapping[str, Any], topics: list[str]) -> str:
+    """The relations key with the paper's text version in place of its pages."""
+    return store.digest(base, paper["title"], paper["abstract"], topics, paper["text_version"])
 
 
 async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
@@ -208,18 +221,25 @@ async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     limit = ctx.settings.curate.max_claims_per_paper
     jobs: list[tuple[sqlite3.Row, str, Candidate, str | None]] = []
     keys: dict[str, str] = {}
+    stamps = Stamps(ctx.conn, "claims")
+    quick: dict[str, str] = {}
     for paper in papers:
         if not store.topics_of(ctx.conn, paper["id"]):
             continue
+        quick[paper["id"]] = claims_quick_key(paper["text_version"], prompt.tag, limit)
+        if stamps.quick_match(paper["id"], quick[paper["id"]]):
+            continue
         chunks = store.chunks_of(ctx.conn, paper["id"])
         key = claims_key(chunks, prompt.tag, limit)
-        if store.step_hash(ctx.conn, paper["id"], "claims") == key:
+        if not stamps.changed(paper["id"], quick[paper["id"]], key):
             continue
         keys[paper["id"]] = key
         pages = dict(store.pages_of(ctx.conn, paper["id"]))
         for candidate in find_candidates(chunks, limit):
             text = pages.get(candidate.page) if candidate.page else paper["abstract"]
             jobs.append((paper, key, candidate, text))
+
+    stamps.flush()
 
     async def work(job: tuple[sqlite3.Row, str, Candidate, str | None]) -> ClaimRow:
         paper, _, candidate, text = job
@@ -236,7 +256,9 @@ async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             by_paper[paper["id"]].append(result)
     for paper_id, claims in by_paper.items():
         if paper_id not in failed:
-            store.save_claims(ctx.conn, paper_id, claims, keys[paper_id], ctx.run_id)
+            store.save_claims(
+                ctx.conn, paper_id, claims, keys[paper_id], ctx.run_id, quick[paper_id]
+            )
             ctx.bump("claims", len(claims))
             ctx.bump("claims:verified", sum(c.verified for c in claims))
 
@@ -247,13 +269,17 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     item_vectors = ctx.embed([text for *_, text in items])
     entities = ctx.settings.entities
     base = relations_base_key(items, ctx.settings, prompt.tag)
+    stamps = Stamps(ctx.conn, "relations")
     for paper in papers:
         topics = store.topics_of(ctx.conn, paper["id"])
         if not topics:
             continue
+        quick = relations_quick_key(base, paper, topics)
+        if stamps.quick_match(paper["id"], quick):
+            continue
         pages = store.pages_of(ctx.conn, paper["id"])
         key = relations_key(base, paper, topics, pages)
-        if store.step_hash(ctx.conn, paper["id"], "relations") == key:
+        if not stamps.changed(paper["id"], quick, key):
             continue
         found = entity_relations(entities, paper["title"], paper["abstract"] or "", pages)
         sims = item_vectors @ ctx.vectors[paper["id"]] if items else np.zeros(0)
@@ -293,5 +319,6 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             for topic in topics:
                 if item[0] == "thesis" or item[2] == topic:
                     by_topic[topic].append(relation)
-        store.save_relations(ctx.conn, paper["id"], by_topic, key)
+        store.save_relations(ctx.conn, paper["id"], by_topic, key, quick)
         ctx.bump("relations", sum(len(v) for v in by_topic.values()))
+    stamps.flush()

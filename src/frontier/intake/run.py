@@ -15,6 +15,7 @@ from frontier.intake.report import Entry, Report
 from frontier.intake.store_step import fulltext_of_article, store_record, store_result
 from frontier.sources.download import DownloadError, download_pdf
 from frontier.sources.records import SourceRecord
+from frontier.store.lexical import update_lexical_indexes
 from frontier.store.queries import known_content_hashes, record_outcome
 from frontier.workspace import Workspace
 
@@ -84,6 +85,7 @@ def ingest_plan(
                 _queue_download(conn, run_id, fetcher, record, jobs, report)
             progress.advance(task)
         _extract_and_store(ws, conn, jobs, run_id, progress, report)
+    update_lexical_indexes(conn)  # a large KB's BM25 index sees the new text at once
     return report
 
 

@@ -18,6 +18,7 @@ MODEL_NAME = "all-MiniLM-L6-v2-int8"
 DIM = 384
 MAX_TOKENS = 256  # what sentence-transformers uses for all-MiniLM-L6-v2 ([CLS] and [SEP] included)
 _DTYPE = np.dtype("<f4")
+_SPLIT_SLACK = 8  # word pieces a cut may move back to start at a word
 
 
 class EmbeddingError(RuntimeError):
@@ -32,6 +33,10 @@ class Embedder(Protocol):
 
     def embed(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
         """Return an (n, dim) float32 array with unit-length rows."""
+        ...
+
+    def embed_whole(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        """Like embed(), but every part of a text longer than the model's window counts."""
         ...
 
 
@@ -86,6 +91,9 @@ class OnnxMiniLM:
         self._tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.no_padding()  # the shipped file pads every text to 128; we pad per batch
         self._tokenizer.enable_truncation(max_length=max_tokens)
+        self._splitter = tokenizers.Tokenizer.from_file(str(tokenizer_path))  # never truncates
+        self._splitter.no_padding()
+        self._splitter.no_truncation()
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.log_severity_level = 3
@@ -120,6 +128,43 @@ class OnnxMiniLM:
             weights = mask[:, :, None].astype(np.float32)
             out[rows] = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
         return _normalise(out)
+
+    def embed_whole(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        """One unit vector per text, however long: the mean of the vectors of its pieces (see
+        split), where embed() sees only the first max_tokens word pieces."""
+        pieces: list[str] = []
+        owners: list[int] = []
+        for index, text in enumerate(texts):
+            for piece in self.split(text):
+                pieces.append(piece)
+                owners.append(index)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if pieces:
+            np.add.at(out, np.asarray(owners), self.embed(pieces, batch_size))
+        return _normalise(out)
+
+    def split(self, text: str) -> list[str]:
+        """`text` cut at word starts into near-equal pieces that each fit the model's window."""
+        encoding = self._splitter.encode(text, add_special_tokens=False)
+        count = len(encoding.ids)
+        window = self.max_tokens - 2 - _SPLIT_SLACK  # [CLS] and [SEP] take two places
+        if count <= self.max_tokens - 2:
+            return [text]
+        parts = -(-count // window)
+        starts = [_word_start(encoding.word_ids, k * count // parts) for k in range(parts)]
+        ends = [*starts[1:], count]
+        return [
+            text[encoding.offsets[start][0] : encoding.offsets[end - 1][1]]
+            for start, end in zip(starts, ends, strict=True)
+            if end > start
+        ]
+
+
+def _word_start(word_ids: list[int | None], index: int) -> int:
+    """The first word piece of the word that holds piece `index`."""
+    while index > 0 and word_ids[index] is not None and word_ids[index - 1] == word_ids[index]:
+        index -= 1
+    return index
 
 
 @functools.cache

@@ -42,16 +42,35 @@ def step_hash(conn: sqlite3.Connection, paper_id: str, step: str) -> str | None:
     return row[0] if row else None
 
 
-def _mark(conn: sqlite3.Connection, paper_id: str, step: str, input_hash: str) -> None:
+def _mark(
+    conn: sqlite3.Connection, paper_id: str, step: str, input_hash: str, quick_key: str = ""
+) -> None:
     conn.execute(
-        "INSERT OR REPLACE INTO curate_state (paper_id, step, input_hash, done_at) VALUES (?, ?, ?, ?)",
-        (paper_id, step, input_hash, now()),
+        "INSERT OR REPLACE INTO curate_state (paper_id, step, input_hash, done_at, quick_key) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (paper_id, step, input_hash, now(), quick_key),
     )
+
+
+def step_states(conn: sqlite3.Connection, step: str) -> dict[str, tuple[str, str]]:
+    """(input hash, quick key) of every paper that has done this step, in one read."""
+    rows = conn.execute(
+        "SELECT paper_id, input_hash, quick_key FROM curate_state WHERE step = ?", (step,)
+    )
+    return {row[0]: (row[1], row[2]) for row in rows}
+
+
+def mark_done(conn: sqlite3.Connection, marks: list[tuple[str, str, str]], step: str) -> None:
+    """Record (paper, input hash, quick key) of a step whose result is already stored."""
+    with transaction(conn):
+        for paper_id, input_hash, quick_key in marks:
+            _mark(conn, paper_id, step, input_hash, quick_key)
 
 
 def papers_to_curate(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     return conn.execute(
-        "SELECT id, title, abstract, source, published, added_at, status, kind FROM papers "
+        "SELECT id, title, abstract, source, published, added_at, status, kind, text_version "
+        "FROM papers "
         "ORDER BY COALESCE(published, substr(added_at, 1, 10)), id"
     ).fetchall()
 
@@ -109,7 +128,12 @@ def topics_of(conn: sqlite3.Connection, paper_id: str) -> list[str]:
 
 
 def save_claims(
-    conn: sqlite3.Connection, paper_id: str, claims: Iterable[Any], input_hash: str, run_id: int
+    conn: sqlite3.Connection,
+    paper_id: str,
+    claims: Iterable[Any],
+    input_hash: str,
+    run_id: int,
+    quick_key: str = "",
 ) -> None:
     with transaction(conn):
         conn.execute("DELETE FROM claims WHERE paper_id = ?", (paper_id,))
@@ -139,11 +163,15 @@ def save_claims(
                     now(),
                 ),
             )
-        _mark(conn, paper_id, "claims", input_hash)
+        _mark(conn, paper_id, "claims", input_hash, quick_key)
 
 
 def save_relations(
-    conn: sqlite3.Connection, paper_id: str, by_topic: dict[str, list[Any]], input_hash: str
+    conn: sqlite3.Connection,
+    paper_id: str,
+    by_topic: dict[str, list[Any]],
+    input_hash: str,
+    quick_key: str = "",
 ) -> None:
     """The paper's own relations (not the KB-wide firsts and coverage)."""
     with transaction(conn):
@@ -158,7 +186,7 @@ def save_relations(
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (paper_id, topic, r.kind, r.target, r.detail, r.evidence, r.stage),
                 )
-        _mark(conn, paper_id, "relations", input_hash)
+        _mark(conn, paper_id, "relations", input_hash, quick_key)
 
 
 def replace_counted_relations(conn: sqlite3.Connection, rows: list[tuple[str, str, Any]]) -> None:

@@ -46,12 +46,28 @@ def _db_key(conn: sqlite3.Connection) -> str:
     return _db_path(conn) or f"memory:{id(conn)}"
 
 
+_STAMPS: dict[tuple[str, str], tuple[int, tuple[int, int]]] = {}
+
+
 def _stamp(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
+    """(count, highest chunk id) of the model's vectors; counted again only when the change
+    counter moved (a count scans every vector: most of a search's time at a million chunks)."""
+    version = int(
+        conn.execute(
+            "SELECT value FROM change_counters WHERE name = 'chunk_embeddings'"
+        ).fetchone()[0]
+    )
+    key = (_db_key(conn), model)
+    cached = _STAMPS.get(key) if _db_path(conn) else None  # ids of memory KBs are reused
+    if cached and cached[0] == version:
+        return cached[1]
     row = conn.execute(
         "SELECT count(*), coalesce(max(chunk_id), 0) FROM chunk_embeddings WHERE model = ?",
         (model,),
     ).fetchone()
-    return int(row[0]), int(row[1])
+    stamp = int(row[0]), int(row[1])
+    _STAMPS[key] = (version, stamp)
+    return stamp
 
 
 def chunk_matrix(conn: sqlite3.Connection, model: str) -> ChunkMatrix:
@@ -113,16 +129,18 @@ def dense_search(
     query: np.ndarray,
     limit: int,
     allowed: set[str] | None = None,
+    exact_up_to: int | None = None,
 ) -> list[tuple[int, float]]:
     """(chunk id, cosine) of the `limit` chunks nearest the query, only of `allowed` papers
     when given: exact on small KBs, through the HNSW index on large ones."""
     stamp = _stamp(conn, model)
-    if stamp[0] <= EXACT_UP_TO or not _db_path(conn):
+    exact_up_to = EXACT_UP_TO if exact_up_to is None else exact_up_to
+    if stamp[0] <= exact_up_to or not _db_path(conn):
         return nearest_chunks(chunk_matrix(conn, model), query, limit, allowed)
     index = chunk_index(conn, model, stamp)
     if allowed is None:
         return index.search(query, limit)
-    return _allowed_only(conn, index, query, limit, allowed)
+    return _allowed_only(conn, index, query, limit, allowed, exact_up_to)
 
 
 def _allowed_only(
@@ -131,13 +149,14 @@ def _allowed_only(
     query: np.ndarray,
     limit: int,
     allowed: set[str],
+    exact_up_to: int,
 ) -> list[tuple[int, float]]:
     """A few papers are scanned exactly; many are filtered from an oversampled HNSW search."""
     marks = ",".join("?" * len(allowed))
     count = conn.execute(
         f"SELECT count(*) FROM chunks WHERE paper_id IN ({marks})", list(allowed)
     ).fetchone()[0]
-    if count <= EXACT_UP_TO:
+    if count <= exact_up_to:
         rows = conn.execute(
             f"SELECT e.chunk_id, c.paper_id, e.vector FROM chunk_embeddings e JOIN chunks c "
             f"ON c.id = e.chunk_id WHERE e.model = ? AND c.paper_id IN ({marks})",
@@ -236,11 +255,13 @@ def chunk_index(
     return index
 
 
-def update_chunk_index(conn: sqlite3.Connection, model: str) -> bool:
+def update_chunk_index(
+    conn: sqlite3.Connection, model: str, exact_up_to: int | None = None
+) -> bool:
     """Bring the index file in line with the stored vectors when the KB is large enough to use
     it (curate calls this, so a search never waits for a build); True when it was written."""
     stamp = _stamp(conn, model)
-    if stamp[0] <= EXACT_UP_TO or not _db_path(conn):
+    if stamp[0] <= (EXACT_UP_TO if exact_up_to is None else exact_up_to) or not _db_path(conn):
         return False
     meta = index_path(conn, model).with_suffix(".json")
     if meta.is_file():

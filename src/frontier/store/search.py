@@ -1,4 +1,5 @@
-"""Full-text search: BM25 over FTS5, of chunks and of titles and abstracts."""
+"""Full-text search: BM25 of chunks and of titles and abstracts (FTS5, or the lexical index on a
+large KB)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import re
 import sqlite3
 from dataclasses import asdict, dataclass
 
+from frontier.store import lexical
+
 _WORD = re.compile(r"\w+", re.UNICODE)
-_TITLE_WEIGHT, _ABSTRACT_WEIGHT = 8.0, 2.0
+_TITLE_WEIGHT, _ABSTRACT_WEIGHT = lexical.TITLE_WEIGHT, lexical.ABSTRACT_WEIGHT
 # Question words carry no evidence; as OR terms they only add noise to BM25.
 _STOPWORD_TEXT = (
     "a an and are as at be by can do does did for from how in is it "
@@ -31,42 +34,76 @@ class Hit:
         return asdict(self)
 
 
-def fts_query(text: str) -> str | None:
-    """User words to an FTS5 query: every word may match (OR), BM25 rewards those that do."""
+def query_words(text: str) -> list[str]:
+    """The words of a question that carry evidence, lowercased, each once."""
     words = [
         w
         for w in _WORD.findall(text.lower())
         if (len(w) > 1 or w.isdigit()) and w not in _QUERY_STOPWORDS
     ]
-    if not words:
-        return None
-    return " OR ".join(f'"{word}"' for word in dict.fromkeys(words))
+    return list(dict.fromkeys(words))
+
+
+def fts_query(text: str) -> str | None:
+    """User words to an FTS5 query: every word may match (OR), BM25 rewards those that do."""
+    words = query_words(text)
+    return " OR ".join(f'"{word}"' for word in words) if words else None
 
 
 def bm25_chunks(
-    conn: sqlite3.Connection, text: str, limit: int, allowed: set[str] | None = None
+    conn: sqlite3.Connection,
+    text: str,
+    limit: int,
+    allowed: set[str] | None = None,
+    index_from: int | None = None,
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 score, higher is better) of the best `limit` chunks, optionally only
-    chunks of the `allowed` papers."""
+    chunks of the `allowed` papers; from the lexical index on a large KB, else FTS5."""
     query = fts_query(text)
     if query is None:
         return []
     fetch = limit if allowed is None else limit * 8
-    rows = conn.execute(
-        "SELECT c.id, c.paper_id, -bm25(chunks_fts) AS score FROM chunks_fts "
-        "JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? "
-        "ORDER BY bm25(chunks_fts) LIMIT ?",
-        (query, fetch),
-    ).fetchall()
+    threshold = lexical.CHUNK_INDEX_FROM if index_from is None else index_from
+    index = (
+        lexical.open_index(conn, lexical.CHUNKS)
+        if lexical.large_enough(conn, lexical.CHUNKS, threshold)
+        else None
+    )
+    if index is not None:
+        found = index.search(query_words(text), fetch)
+        owners = _owners(conn, [int(key) for key, _ in found]) if allowed is not None else {}
+        rows = [(int(key), owners.get(int(key)), score) for key, score in found]
+    else:
+        rows = conn.execute(
+            "SELECT c.id, c.paper_id, -bm25(chunks_fts) AS score FROM chunks_fts "
+            "JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? "
+            "ORDER BY bm25(chunks_fts) LIMIT ?",
+            (query, fetch),
+        ).fetchall()
     kept = [(row[0], row[2]) for row in rows if allowed is None or row[1] in allowed]
     return kept[:limit]
 
 
-def bm25_papers(conn: sqlite3.Connection, text: str, limit: int) -> list[tuple[str, float]]:
+def _owners(conn: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, str]:
+    marks = ",".join("?" * len(chunk_ids))
+    return dict(conn.execute(f"SELECT id, paper_id FROM chunks WHERE id IN ({marks})", chunk_ids))
+
+
+def bm25_papers(
+    conn: sqlite3.Connection, text: str, limit: int, index_from: int | None = None
+) -> list[tuple[str, float]]:
     """(paper id, score) by title and abstract, title weighted higher."""
     query = fts_query(text)
     if query is None:
         return []
+    threshold = lexical.PAPER_INDEX_FROM if index_from is None else index_from
+    index = (
+        lexical.open_index(conn, lexical.PAPERS)
+        if lexical.large_enough(conn, lexical.PAPERS, threshold)
+        else None
+    )
+    if index is not None:
+        return [(str(key), score) for key, score in index.search(query_words(text), limit)]
     return [
         (row[0], row[1])
         for row in conn.execute(

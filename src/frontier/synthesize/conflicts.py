@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal
@@ -143,13 +144,29 @@ def _buckets(facts: list[ClaimFact]) -> dict[tuple[str, ...], list[ClaimFact]]:
     return buckets
 
 
-def find_disagreements(facts: list[ClaimFact]) -> list[Disagreement]:
+def find_disagreements(facts: list[ClaimFact], fresh: set[int] | None = None) -> list[Disagreement]:
+    """Disagreeing pairs, older claim first; with `fresh`, only pairs holding a fresh claim
+    (the others were paired by an earlier run)."""
+    order = {fact.id: i for i, fact in enumerate(facts)}
     found: dict[tuple[int, int], Disagreement] = {}
     for group in _buckets(facts).values():
-        for a, b in combinations(group, 2):
+        for a, b in _pairs(group, fresh, order):
             if (a.id, b.id) not in found and (d := disagreement(a, b)) is not None:
                 found[(a.id, b.id)] = d
     return list(found.values())
+
+
+def _pairs(
+    group: list[ClaimFact], fresh: set[int] | None, order: dict[int, int]
+) -> Iterator[tuple[ClaimFact, ClaimFact]]:
+    if fresh is None:
+        yield from combinations(group, 2)
+        return
+    for x in (f for f in group if f.id in fresh):
+        for y in group:
+            if y.id == x.id or (y.id in fresh and order[y.id] < order[x.id]):
+                continue  # a pair of two fresh claims is formed once, from the older one
+            yield (x, y) if order[x.id] < order[y.id] else (y, x)
 
 
 def later_measurements(d: Disagreement, facts: list[ClaimFact]) -> list[dict[str, object]]:
@@ -171,14 +188,23 @@ def later_measurements(d: Disagreement, facts: list[ClaimFact]) -> list[dict[str
 
 
 async def detect_conflicts(
-    conn: sqlite3.Connection, llm: LLM, field_name: str, run_id: int, default_topic: str
+    conn: sqlite3.Connection,
+    llm: LLM,
+    field_name: str,
+    run_id: int,
+    default_topic: str,
+    everything: bool = False,
 ) -> dict[str, int]:
     """Flag new disagreements (labelled by the model) and refresh the later measurements of
-    all; a pair already flagged is never flagged twice."""
-    facts = [f for f in load_facts(conn) if f.setting.known() >= 2]  # others compare to none
+    all; a pair already flagged is never flagged twice. Only claims not yet paired are paired
+    with the others, unless `everything`; with no such claim there is nothing to do."""
     counts = {"pairs": 0, "new": 0, "labelled": 0, "label failures": 0}
+    unseen = {row[0] for row in conn.execute("SELECT id FROM claims WHERE conflicts_seen = 0")}
+    if not unseen and not everything:
+        return counts
+    facts = [f for f in load_facts(conn) if f.setting.known() >= 2]  # others compare to none
     prompt = load_prompt("conflict")
-    for d in find_disagreements(facts):
+    for d in _with_flagged(conn, facts, find_disagreements(facts, None if everything else unseen)):
         counts["pairs"] += 1
         later = json.dumps(later_measurements(d, facts))
         known = conn.execute(
@@ -194,7 +220,41 @@ async def detect_conflicts(
         counts["labelled" if verdict else "label failures"] += 1
         _store(conn, d, later, verdict, model, prompt.tag if verdict else "", run_id, default_topic)
         counts["new"] += 1
+    _mark_seen(conn, unseen)
     return counts
+
+
+def _with_flagged(
+    conn: sqlite3.Connection, facts: list[ClaimFact], found: list[Disagreement]
+) -> list[Disagreement]:
+    """The pairs found plus those flagged before that still hold (their later measurements may
+    have changed with the new claims)."""
+    keys = {d.key for d in found}
+    by_paper: dict[str, list[ClaimFact]] = {}
+    for fact in facts:
+        by_paper.setdefault(fact.paper_id, []).append(fact)
+    out = list(found)
+    for key, paper_a, paper_b in conn.execute(
+        "SELECT claim_key, paper_a, paper_b FROM conflict_claims"
+    ):
+        if key in keys:
+            continue
+        for a in by_paper.get(paper_a, []):
+            for b in by_paper.get(paper_b, []):
+                d = disagreement(a, b)
+                if d is not None and d.key == key:
+                    out.append(d)
+                    keys.add(key)
+    return out
+
+
+def _mark_seen(conn: sqlite3.Connection, ids: set[int]) -> None:
+    ordered = sorted(ids)
+    with transaction(conn):
+        for start in range(0, len(ordered), 500):
+            part = ordered[start : start + 500]
+            marks = ",".join("?" * len(part))
+            conn.execute(f"UPDATE claims SET conflicts_seen = 1 WHERE id IN ({marks})", part)
 
 
 async def _label(

@@ -54,6 +54,7 @@ from frontier.sources.ids import normalize_title
 from frontier.store import curation as store
 from frontier.store.db import now
 from frontier.store.dense import update_chunk_index
+from frontier.store.lexical import update_lexical_indexes
 from frontier.store.runs import finish_run, start_run
 from frontier.workspace import Workspace, init_workspace, open_workspace
 
@@ -86,7 +87,8 @@ def build_kb(root: Path, papers: int, chunks: int, seed: int = 7, quiet: bool = 
         _write_entries(conn, ws.settings, run_id, words, plans)
         _progress(quiet, "entries", started)
         update_chunk_index(conn, MODEL_NAME)  # as curate leaves it
-        _progress(quiet, "vector index", started)
+        update_lexical_indexes(conn)
+        _progress(quiet, "vector and lexical indexes", started)
         finish_run(conn, run_id, "ok", {"papers": len(plans)})
         conn.execute("PRAGMA journal_mode=WAL")
     stamp = {"papers": papers, "chunks": chunks, "seed": seed, "generator": GENERATOR}

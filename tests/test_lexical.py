@@ -128,3 +128,21 @@ def test_an_index_never_completed_is_not_used_and_is_rebuilt(kb: Path, tmp_path:
     assert fts == bm25_chunks(conn, "paged attention", 3, index_from=10**12)
     assert lexical.update_index(conn, lexical.CHUNKS, 0)
     assert lexical.open_index(conn, lexical.CHUNKS) is not None
+
+
+def test_an_index_another_process_is_writing_is_left_to_it(kb: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "kb"
+    shutil.copytree(kb, copy)
+    conn = db(copy)
+    directory = lexical.index_dir(conn, lexical.CHUNKS)
+    assert directory is not None
+    holder = lexical.LexicalIndex(directory, lexical.CHUNKS).index.writer(heap_size=15_000_000)
+    with conn:
+        conn.execute("DELETE FROM chunks WHERE id = (SELECT max(id) FROM chunks)")
+    assert not lexical.update_index(conn, lexical.CHUNKS, 0)  # no error: the holder's job
+    fts = bm25_chunks(conn, "paged attention", 3, index_from=10**12)
+    assert bm25_chunks(conn, "paged attention", 3, index_from=0) == fts  # FTS5 meanwhile
+    holder.rollback()
+    del holder
+    assert lexical.update_index(conn, lexical.CHUNKS, 0)
+    assert lexical.open_index(conn, lexical.CHUNKS) is not None

@@ -125,3 +125,21 @@ def test_a_paper_whose_text_changed_is_curated_again_and_no_other(kb: Path, tmp_
     changed = {key for key in before if before[key] != after.get(key)}
     assert changed and {pid for pid, _ in changed} == {paper_id}
     assert after[(paper_id, "claims")][0] != before[(paper_id, "claims")][0]
+
+
+def test_a_new_chunk_vector_recipe_reembeds_every_chunk_once(tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    build_kb(root, papers=20, chunks=120, quiet=True)
+    conn = db(root)
+    vectors = conn.execute("SELECT count(*) FROM chunk_embeddings").fetchone()[0]
+    with conn:  # as a KB whose vectors an older recipe made
+        conn.execute(
+            "INSERT OR REPLACE INTO chunk_vector_recipes (model, recipe) "
+            "SELECT DISTINCT model, 'first-window' FROM chunk_embeddings"
+        )
+    first = run_cli("-w", str(root), "curate", "--json")
+    assert first.code == 0, first.err
+    assert first.json()["counts"]["chunks embedded"] == vectors  # type: ignore[index]
+    assert first.json()["counts"]["llm calls"] == 0  # type: ignore[index]
+    again = run_cli("-w", str(root), "curate", "--json")
+    assert again.json()["counts"]["chunks embedded"] == 0  # type: ignore[index]

@@ -12,7 +12,12 @@ from frontier.curate.entries_step import entries_step
 from frontier.curate.scope import scope_lines
 from frontier.curate.stamps import Stamps
 from frontier.curate.steps import Context, claims_step, relations_step, triage_step
-from frontier.curate.vectors import embed_texts, ensure_chunk_vectors, ensure_paper_vectors
+from frontier.curate.vectors import (
+    CHUNK_RECIPE,
+    embed_texts,
+    ensure_chunk_vectors,
+    ensure_paper_vectors,
+)
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder, load_embedder
 from frontier.store import curation as store
@@ -65,17 +70,20 @@ async def curate(
 
 
 def vectors_quick_key(model: str, text_version: int) -> str:
-    return store.digest("vectors", model, text_version)
+    """Moves on with the paper's text and with how chunk text becomes a vector (a new recipe
+    has every paper's chunks embedded again)."""
+    return store.digest("vectors", model, CHUNK_RECIPE, text_version)
 
 
 def _embed_changed_chunks(
     conn: sqlite3.Connection, embedder: Embedder, papers: list[sqlite3.Row]
 ) -> int:
-    """Chunk vectors for the papers whose text changed since their chunks were last embedded."""
+    """Chunk vectors for the papers whose text changed since their chunks were last embedded,
+    and for every chunk whose vector an older recipe made."""
     stamps = Stamps(conn, "vectors")
     keyed = [(p["id"], vectors_quick_key(embedder.name, p["text_version"])) for p in papers]
     todo = [(paper_id, key) for paper_id, key in keyed if not stamps.quick_match(paper_id, key)]
-    embedded = 0
+    embedded = ensure_chunk_vectors(conn, embedder, [])
     for start in range(0, len(todo), 256):
         part = todo[start : start + 256]
         embedded += ensure_chunk_vectors(conn, embedder, [paper_id for paper_id, _ in part])

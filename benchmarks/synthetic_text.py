@@ -1,7 +1,7 @@
 """Words and vectors for a synthetic KB: text drawn from a field vocabulary with Zipf-like
 frequencies (so BM25 sees realistic postings: a few very common words, a long tail), each paper
-leaning on the words of its cluster; unit vectors drawn around cluster centres (so the nearest
-neighbours of a query are its cluster's chunks, not random rows)."""
+leaning on the words of its cluster; unit vectors shaped like real embeddings, drawn around
+cluster centres (so the nearest neighbours of a query are its cluster's chunks, not random rows)."""
 
 from __future__ import annotations
 
@@ -103,27 +103,42 @@ class WordSource:
 
 
 class VectorSource:
-    """Unit float32 vectors: centre + noise for papers, paper + noise for their chunks."""
+    """Unit float32 vectors shaped like sentence embeddings of a field's papers (MiniLM over the
+    shared PDFs' chunks: 90% of the variance in ~140 of 384 directions, mean cosine 0.30 between
+    any two chunks, nearest neighbour 0.75): a direction all share, noise with a power-law
+    spectrum, papers around a cluster centre, chunks around their paper. Isotropic noise instead
+    makes every point nearly equidistant, which no real KB looks like and which no approximate
+    index searches well."""
 
     def __init__(self, clusters: int, seed: int = 3, dim: int = DIM) -> None:
         self.rng = np.random.default_rng(seed)
         self.dim = dim
-        self.centres = _unit(self.rng.standard_normal((clusters, dim)).astype(np.float32))
+        scales = np.arange(1, dim + 1, dtype=np.float64) ** (-_SPECTRUM / 2)
+        self.scales = (scales / np.sqrt((scales**2).mean())).astype(np.float32)
+        self.rotation = np.linalg.qr(self.rng.standard_normal((dim, dim)))[0].astype(np.float32)
+        self.shared = _unit(self.rng.standard_normal((1, dim)).astype(np.float32))[0]
+        self.centres = _unit(self._shaped((clusters, dim)))
 
     def papers(self, clusters: np.ndarray) -> np.ndarray:
-        return self._around(self.centres[clusters], 1.0)
+        return self._around(self.centres[clusters], _PAPER_SPREAD)
 
     def chunks(self, paper_vectors: np.ndarray) -> np.ndarray:
-        return self._around(paper_vectors, 1.0)
+        return _unit(self._around(paper_vectors, _CHUNK_SPREAD) + _SHARED * self.shared)
 
     def queries(self, near: np.ndarray) -> np.ndarray:
         """A question about a chunk is close to it, not equal to it."""
         return self._around(near, 0.8)
 
+    def _shaped(self, shape: tuple[int, int]) -> np.ndarray:
+        noise = self.rng.standard_normal(shape).astype(np.float32)
+        return (noise * self.scales) @ self.rotation
+
     def _around(self, base: np.ndarray, spread: float) -> np.ndarray:
-        scale = spread / np.sqrt(self.dim)
-        noise = self.rng.standard_normal(base.shape).astype(np.float32) * scale
-        return _unit(base + noise)
+        return _unit(base + self._shaped(base.shape) * (spread / np.sqrt(self.dim)))
+
+
+# fitted to the statistics above: spectrum exponent, weight of the shared direction, spreads
+_SPECTRUM, _SHARED, _PAPER_SPREAD, _CHUNK_SPREAD = 1.0, 0.65, 1.5, 1.2
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:

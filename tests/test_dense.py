@@ -12,7 +12,7 @@ import pytest
 from helpers import corpus, db, run_cli
 
 from frontier.curate.vectors import ensure_chunk_vectors
-from frontier.llm.embeddings import Embedder, load_embedder
+from frontier.llm.embeddings import Embedder, load_embedder, vector_to_blob
 from frontier.store.dense import dense_search, update_chunk_index
 
 PDFS = ["vllm-pagedattention.pdf", "llm-in-a-flash.pdf"]
@@ -82,3 +82,30 @@ def test_index_path_agrees_with_the_exact_scan(
         paper = _owners(conn, exact[:1]).pop()
         only = dense_search(conn, embedder.name, query, 5, allowed={paper}, exact_up_to=0)
         assert only and _owners(conn, only) == {paper}
+
+
+def test_a_vector_made_again_reaches_the_scan_and_the_index(
+    ingested: Path, embedder: Embedder, tmp_path: Path
+) -> None:
+    root = tmp_path / "kb"
+    shutil.copytree(ingested, root)
+    conn = db(root)
+    ensure_chunk_vectors(conn, embedder, _papers(conn))
+    query = embedder.embed(["zymurgy of quokkas in the outback"])[0]
+    for exact_up_to in (None, 0):
+        update_chunk_index(conn, embedder.name, exact_up_to=exact_up_to)
+        before = dense_search(conn, embedder.name, query, 1, exact_up_to=exact_up_to)
+        target = conn.execute("SELECT max(chunk_id) FROM chunk_embeddings").fetchone()[0] - 3
+        assert before[0][0] != target
+        with conn:  # made again (as a new recipe does): same id, same count, another vector
+            conn.execute("DELETE FROM chunk_embeddings WHERE chunk_id = ?", (target,))
+            conn.execute(
+                "INSERT INTO chunk_embeddings (chunk_id, model, vector) VALUES (?, ?, ?)",
+                (target, embedder.name, vector_to_blob(query)),
+            )
+        assert update_chunk_index(conn, embedder.name, exact_up_to=0)
+        after = dense_search(conn, embedder.name, query, 1, exact_up_to=exact_up_to)
+        assert after[0][0] == target and after[0][1] > 0.99
+        with conn:
+            conn.execute("DELETE FROM chunk_embeddings WHERE chunk_id = ?", (target,))
+        ensure_chunk_vectors(conn, embedder, _papers(conn))

@@ -11,6 +11,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,12 +47,21 @@ def _db_key(conn: sqlite3.Connection) -> str:
     return _db_path(conn) or f"memory:{id(conn)}"
 
 
-_STAMPS: dict[tuple[str, str], tuple[int, tuple[int, int]]] = {}
+class Stamp(NamedTuple):
+    """Which vectors are stored: the change counter (moves on with every insert or delete), and
+    the count and highest chunk id of the model's vectors."""
+
+    version: int
+    count: int
+    max_chunk_id: int
 
 
-def _stamp(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
-    """(count, highest chunk id) of the model's vectors; counted again only when the change
-    counter moved (a count scans every vector: most of a search's time at a million chunks)."""
+_STAMPS: dict[tuple[str, str], Stamp] = {}
+
+
+def _stamp(conn: sqlite3.Connection, model: str) -> Stamp:
+    """The model's stamp; counted again only when the change counter moved (a count scans every
+    vector: most of a search's time at a million chunks)."""
     version = int(
         conn.execute(
             "SELECT value FROM change_counters WHERE name = 'chunk_embeddings'"
@@ -59,14 +69,14 @@ def _stamp(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
     )
     key = (_db_key(conn), model)
     cached = _STAMPS.get(key) if _db_path(conn) else None  # ids of memory KBs are reused
-    if cached and cached[0] == version:
-        return cached[1]
+    if cached and cached.version == version:
+        return cached
     row = conn.execute(
         "SELECT count(*), coalesce(max(chunk_id), 0) FROM chunk_embeddings WHERE model = ?",
         (model,),
     ).fetchone()
-    stamp = int(row[0]), int(row[1])
-    _STAMPS[key] = (version, stamp)
+    stamp = Stamp(version, int(row[0]), int(row[1]))
+    _STAMPS[key] = stamp
     return stamp
 
 
@@ -77,7 +87,7 @@ def chunk_matrix(conn: sqlite3.Connection, model: str) -> ChunkMatrix:
     cached = _LOADED.get(key)
     if cached and cached[0] == stamp and isinstance(cached[1], ChunkMatrix):
         return cached[1]
-    matrix = _read_matrix(conn, model, stamp[0])
+    matrix = _read_matrix(conn, model, stamp.count)
     _LOADED[key] = (stamp, matrix)
     return matrix
 
@@ -135,7 +145,7 @@ def dense_search(
     when given: exact on small KBs, through the HNSW index on large ones."""
     stamp = _stamp(conn, model)
     exact_up_to = EXACT_UP_TO if exact_up_to is None else exact_up_to
-    if stamp[0] <= exact_up_to or not _db_path(conn):
+    if stamp.count <= exact_up_to or not _db_path(conn):
         return nearest_chunks(chunk_matrix(conn, model), query, limit, allowed)
     index = chunk_index(conn, model, stamp)
     if allowed is None:
@@ -235,9 +245,7 @@ def index_path(conn: sqlite3.Connection, model: str) -> Path:
     return Path(_db_path(conn)).parent / "index" / f"chunks-{safe}.usearch"
 
 
-def chunk_index(
-    conn: sqlite3.Connection, model: str, stamp: tuple[int, int] | None = None
-) -> ChunkIndex:
+def chunk_index(conn: sqlite3.Connection, model: str, stamp: Stamp | None = None) -> ChunkIndex:
     """The model's index, loaded once per process, brought up to date with the stored vectors."""
     stamp = stamp or _stamp(conn, model)
     key = (_db_key(conn), f"index:{model}")
@@ -249,10 +257,17 @@ def chunk_index(
     if index is None:
         index = ChunkIndex(index_path(conn, model), model, dim)
         index.load()
-    if (index.meta["count"], index.meta["max_chunk_id"]) != stamp:
+    if not _holds(index.meta, stamp):
         _refresh(conn, index, stamp, dim)
     _LOADED[key] = (stamp, index)
     return index
+
+
+def _holds(meta: dict[str, int], stamp: Stamp) -> bool:
+    """Whether an index holds exactly the stored vectors (one saved before the change counter
+    existed is taken at its count and highest id)."""
+    same = (meta["count"], meta["max_chunk_id"]) == (stamp.count, stamp.max_chunk_id)
+    return same and meta.get("version", stamp.version) == stamp.version
 
 
 def update_chunk_index(
@@ -261,25 +276,26 @@ def update_chunk_index(
     """Bring the index file in line with the stored vectors when the KB is large enough to use
     it (curate calls this, so a search never waits for a build); True when it was written."""
     stamp = _stamp(conn, model)
-    if stamp[0] <= (EXACT_UP_TO if exact_up_to is None else exact_up_to) or not _db_path(conn):
+    if stamp.count <= (EXACT_UP_TO if exact_up_to is None else exact_up_to) or not _db_path(conn):
         return False
     meta = index_path(conn, model).with_suffix(".json")
-    if meta.is_file():
-        saved = json.loads(meta.read_text())
-        if (saved["count"], saved["max_chunk_id"]) == stamp:
-            return False
+    if meta.is_file() and _holds(json.loads(meta.read_text()), stamp):
+        return False
     chunk_index(conn, model, stamp)
     return True
 
 
-def _refresh(conn: sqlite3.Connection, index: ChunkIndex, stamp: tuple[int, int], dim: int) -> None:
-    """Append what was embedded since; rebuild when anything it holds was deleted."""
+def _refresh(conn: sqlite3.Connection, index: ChunkIndex, stamp: Stamp, dim: int) -> None:
+    """Append what was embedded since; rebuild when anything it holds was deleted or made
+    again (the counter moved by more than the appended vectors)."""
     newer = conn.execute(
         "SELECT count(*) FROM chunk_embeddings WHERE model = ? AND chunk_id > ?",
         (index.model, index.meta["max_chunk_id"]),
     ).fetchone()[0]
-    if index.meta["count"] + newer != stamp[0]:
+    moved = stamp.version - index.meta.get("version", stamp.version - newer)
+    if index.meta["count"] + newer != stamp.count or moved != newer:
         fresh = ChunkIndex(index.path, index.model, dim)
         index.index, index.meta = fresh.index, fresh.meta
-    index.add_from(conn, index.meta["max_chunk_id"], stamp[0])
+    index.add_from(conn, index.meta["max_chunk_id"], stamp.count)
+    index.meta["version"] = stamp.version
     index.save()

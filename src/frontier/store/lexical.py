@@ -37,10 +37,7 @@ class Corpus:
     fields: dict[str, float]
     rows_sql: str  # selects key and fields; "{where}" is filled with a key filter or nothing
     size_sql: str  # an upper bound of the row count that costs one b-tree lookup
-
-    @property
-    def integer_keys(self) -> bool:
-        return self.name == "chunks"
+    integer_keys: bool
 
 
 CHUNKS = Corpus(
@@ -49,6 +46,7 @@ CHUNKS = Corpus(
     {"text": 1.0},
     "SELECT id, text FROM chunks {where}",
     "SELECT coalesce(max(id), 0) FROM chunks",
+    integer_keys=True,
 )
 PAPERS = Corpus(
     "papers",
@@ -56,6 +54,7 @@ PAPERS = Corpus(
     {"title": TITLE_WEIGHT, "abstract": ABSTRACT_WEIGHT},
     "SELECT id, title, coalesce(abstract, '') FROM papers {where}",
     "SELECT coalesce(max(rowid), 0) FROM papers",
+    integer_keys=False,
 )
 
 

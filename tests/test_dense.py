@@ -13,7 +13,13 @@ from helpers import corpus, db, run_cli
 
 from frontier.curate.vectors import ensure_chunk_vectors
 from frontier.llm.embeddings import Embedder, load_embedder, vector_to_blob
-from frontier.store.dense import dense_search, update_chunk_index
+from frontier.store.dense import (
+    ChunkIndex,
+    dense_search,
+    index_path,
+    update_chunk_index,
+    vector_stamp,
+)
 
 PDFS = ["vllm-pagedattention.pdf", "llm-in-a-flash.pdf"]
 
@@ -109,3 +115,38 @@ def test_a_vector_made_again_reaches_the_scan_and_the_index(
         with conn:
             conn.execute("DELETE FROM chunk_embeddings WHERE chunk_id = ?", (target,))
         ensure_chunk_vectors(conn, embedder, _papers(conn))
+
+
+def test_a_re_extracted_paper_is_replaced_in_the_index_without_a_rebuild(
+    ingested: Path, embedder: Embedder, tmp_path: Path
+) -> None:
+    root = tmp_path / "kb"
+    shutil.copytree(ingested, root)
+    conn = db(root)
+    conn.execute("PRAGMA foreign_keys = ON")
+    # the paper whose chunks come first: new chunk ids then do not reuse its old ones
+    first = conn.execute("SELECT paper_id FROM chunks ORDER BY id LIMIT 1").fetchone()[0]
+    ensure_chunk_vectors(conn, embedder, _papers(conn))
+    assert update_chunk_index(conn, embedder.name, exact_up_to=0)
+    old = {r[0] for r in conn.execute("SELECT id FROM chunks WHERE paper_id = ?", (first,))}
+    with conn:  # the paper's text written again: its chunks (and vectors) go, new ones come
+        rows = conn.execute(
+            "SELECT ord, page, section, text, n_tokens FROM chunks WHERE paper_id = ?", (first,)
+        ).fetchall()
+        conn.execute("DELETE FROM chunks WHERE paper_id = ?", (first,))
+        conn.executemany(
+            "INSERT INTO chunks (paper_id, ord, page, section, text, n_tokens) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(first, *tuple(r)) for r in rows[: len(rows) // 2]],
+        )
+    ensure_chunk_vectors(conn, embedder, [first])
+    index = ChunkIndex(index_path(conn, embedder.name), embedder.name, embedder.dim)
+    assert index.load()
+    assert index.replace_changed(conn, vector_stamp(conn, embedder.name))
+    held = {int(k) for k in index.index.keys}
+    stored = {r[0] for r in conn.execute("SELECT chunk_id FROM chunk_embeddings")}
+    assert held == stored and not (held & old)
+    assert update_chunk_index(conn, embedder.name, exact_up_to=0)
+    query = embedder.embed(["loading model weights from flash storage"])[0]
+    exact = dense_search(conn, embedder.name, query, 3)
+    assert dense_search(conn, embedder.name, query, 3, exact_up_to=0)[0][0] == exact[0][0]

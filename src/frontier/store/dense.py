@@ -59,7 +59,7 @@ class Stamp(NamedTuple):
 _STAMPS: dict[tuple[str, str], Stamp] = {}
 
 
-def _stamp(conn: sqlite3.Connection, model: str) -> Stamp:
+def vector_stamp(conn: sqlite3.Connection, model: str) -> Stamp:
     """The model's stamp; counted again only when the change counter moved (a count scans every
     vector: most of a search's time at a million chunks)."""
     version = int(
@@ -82,7 +82,7 @@ def _stamp(conn: sqlite3.Connection, model: str) -> Stamp:
 
 def chunk_matrix(conn: sqlite3.Connection, model: str) -> ChunkMatrix:
     """The chunk vectors of `model`, reloaded only when chunks were embedded since last time."""
-    stamp = _stamp(conn, model)
+    stamp = vector_stamp(conn, model)
     key = (_db_key(conn), f"matrix:{model}")
     cached = _LOADED.get(key)
     if cached and cached[0] == stamp and isinstance(cached[1], ChunkMatrix):
@@ -143,7 +143,7 @@ def dense_search(
 ) -> list[tuple[int, float]]:
     """(chunk id, cosine) of the `limit` chunks nearest the query, only of `allowed` papers
     when given: exact on small KBs, through the HNSW index on large ones."""
-    stamp = _stamp(conn, model)
+    stamp = vector_stamp(conn, model)
     exact_up_to = EXACT_UP_TO if exact_up_to is None else exact_up_to
     if stamp.count <= exact_up_to or not _db_path(conn):
         return nearest_chunks(chunk_matrix(conn, model), query, limit, allowed)
@@ -218,11 +218,47 @@ class ChunkIndex:
             (self.model, after),
         )
         while rows := cursor.fetchmany(_BATCH):
-            keys = np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows))
-            vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4")
-            self.index.add(keys, vectors.reshape(len(rows), -1), threads=0)
-            self.meta["max_chunk_id"] = int(keys[-1])
+            self._add_rows(rows)
         self.meta["count"] = count
+
+    def replace_changed(self, conn: sqlite3.Connection, stamp: Stamp) -> bool:
+        """Remove the vectors deleted since and add those stored since, found by comparing ids;
+        False (nothing done) when a vector was also made again under an id it holds."""
+        stored = np.fromiter(
+            (
+                r[0]
+                for r in conn.execute(
+                    "SELECT chunk_id FROM chunk_embeddings WHERE model = ?", (self.model,)
+                )
+            ),
+            dtype=np.int64,
+        )
+        held = np.asarray(self.index.keys, dtype=np.int64)
+        gone, fresh = np.setdiff1d(held, stored), np.setdiff1d(stored, held)
+        if "version" not in self.meta or stamp.version - self.meta["version"] != len(gone) + len(
+            fresh
+        ):
+            return False
+        if len(gone):
+            self.index.remove(gone.astype(np.uint64))
+        for start in range(0, len(fresh), 500):
+            part = [int(i) for i in fresh[start : start + 500]]
+            marks = ",".join("?" * len(part))
+            self._add_rows(
+                conn.execute(
+                    f"SELECT chunk_id, vector FROM chunk_embeddings WHERE chunk_id IN ({marks}) "
+                    "ORDER BY chunk_id",
+                    part,
+                ).fetchall()
+            )
+        self.meta["count"], self.meta["max_chunk_id"] = stamp.count, stamp.max_chunk_id
+        return True
+
+    def _add_rows(self, rows: list[tuple[int, bytes]]) -> None:
+        keys = np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows))
+        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4")
+        self.index.add(keys, vectors.reshape(len(rows), -1), threads=0)
+        self.meta["max_chunk_id"] = max(self.meta["max_chunk_id"], int(keys[-1]))
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -247,7 +283,7 @@ def index_path(conn: sqlite3.Connection, model: str) -> Path:
 
 def chunk_index(conn: sqlite3.Connection, model: str, stamp: Stamp | None = None) -> ChunkIndex:
     """The model's index, loaded once per process, brought up to date with the stored vectors."""
-    stamp = stamp or _stamp(conn, model)
+    stamp = stamp or vector_stamp(conn, model)
     key = (_db_key(conn), f"index:{model}")
     cached = _LOADED.get(key)
     if cached and cached[0] == stamp and isinstance(cached[1], ChunkIndex):
@@ -275,7 +311,7 @@ def update_chunk_index(
 ) -> bool:
     """Bring the index file in line with the stored vectors when the KB is large enough to use
     it (curate calls this, so a search never waits for a build); True when it was written."""
-    stamp = _stamp(conn, model)
+    stamp = vector_stamp(conn, model)
     if stamp.count <= (EXACT_UP_TO if exact_up_to is None else exact_up_to) or not _db_path(conn):
         return False
     meta = index_path(conn, model).with_suffix(".json")
@@ -286,16 +322,18 @@ def update_chunk_index(
 
 
 def _refresh(conn: sqlite3.Connection, index: ChunkIndex, stamp: Stamp, dim: int) -> None:
-    """Append what was embedded since; rebuild when anything it holds was deleted or made
-    again (the counter moved by more than the appended vectors)."""
+    """Append what was embedded since; when vectors were also deleted (a re-extracted paper),
+    remove them by id; rebuild only when a vector was made again under an id the index holds."""
     newer = conn.execute(
         "SELECT count(*) FROM chunk_embeddings WHERE model = ? AND chunk_id > ?",
         (index.model, index.meta["max_chunk_id"]),
     ).fetchone()[0]
     moved = stamp.version - index.meta.get("version", stamp.version - newer)
-    if index.meta["count"] + newer != stamp.count or moved != newer:
+    if index.meta["count"] + newer == stamp.count and moved == newer:
+        index.add_from(conn, index.meta["max_chunk_id"], stamp.count)
+    elif not index.replace_changed(conn, stamp):
         fresh = ChunkIndex(index.path, index.model, dim)
         index.index, index.meta = fresh.index, fresh.meta
-    index.add_from(conn, index.meta["max_chunk_id"], stamp.count)
+        index.add_from(conn, 0, stamp.count)
     index.meta["version"] = stamp.version
     index.save()

@@ -38,6 +38,7 @@ class Corpus:
     rows_sql: str  # selects key and fields; "{where}" is filled with a key filter or nothing
     size_sql: str  # an upper bound of the row count that costs one b-tree lookup
     integer_keys: bool
+    index_from: int  # rows from which the index answers instead of FTS5
 
 
 CHUNKS = Corpus(
@@ -47,6 +48,7 @@ CHUNKS = Corpus(
     "SELECT id, text FROM chunks {where}",
     "SELECT coalesce(max(id), 0) FROM chunks",
     integer_keys=True,
+    index_from=CHUNK_INDEX_FROM,
 )
 PAPERS = Corpus(
     "papers",
@@ -55,11 +57,22 @@ PAPERS = Corpus(
     "SELECT id, title, coalesce(abstract, '') FROM papers {where}",
     "SELECT coalesce(max(rowid), 0) FROM papers",
     integer_keys=False,
+    index_from=PAPER_INDEX_FROM,
 )
 
 
 def large_enough(conn: sqlite3.Connection, corpus: Corpus, threshold: int) -> bool:
     return int(conn.execute(corpus.size_sql).fetchone()[0]) >= threshold
+
+
+def index_in_use(
+    conn: sqlite3.Connection, corpus: Corpus, threshold: int | None = None
+) -> LexicalIndex | None:
+    """The corpus's index when the KB is large enough for it (`threshold` rows, else the
+    corpus's default) and the index is ready; None when FTS5 answers."""
+    if threshold is None:
+        threshold = corpus.index_from
+    return open_index(conn, corpus) if large_enough(conn, corpus, threshold) else None
 
 
 def index_dir(conn: sqlite3.Connection, corpus: Corpus) -> Path | None:
@@ -227,9 +240,8 @@ def update_lexical_indexes(
     """Each index the KB is large enough to use brought in line, then the log trimmed to what
     all of them applied (all of it when none is in use)."""
     applied = []
-    chunks_from = CHUNK_INDEX_FROM if chunks_from is None else chunks_from
-    papers_from = PAPER_INDEX_FROM if papers_from is None else papers_from
-    for corpus, threshold in ((CHUNKS, chunks_from), (PAPERS, papers_from)):
+    for corpus, given in ((CHUNKS, chunks_from), (PAPERS, papers_from)):
+        threshold = corpus.index_from if given is None else given
         update_index(conn, corpus, threshold)
         directory = index_dir(conn, corpus)
         if directory is not None and large_enough(conn, corpus, threshold):

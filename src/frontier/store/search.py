@@ -47,7 +47,11 @@ def query_words(text: str) -> list[str]:
 def fts_query(text: str) -> str | None:
     """User words to an FTS5 query: every word may match (OR), BM25 rewards those that do."""
     words = query_words(text)
-    return " OR ".join(f'"{word}"' for word in words) if words else None
+    return _or_query(words) if words else None
+
+
+def _or_query(words: list[str]) -> str:
+    return " OR ".join(f'"{word}"' for word in words)
 
 
 def bm25_chunks(
@@ -59,18 +63,13 @@ def bm25_chunks(
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 score, higher is better) of the best `limit` chunks, optionally only
     chunks of the `allowed` papers; from the lexical index on a large KB, else FTS5."""
-    query = fts_query(text)
-    if query is None:
+    words = query_words(text)
+    if not words:
         return []
     fetch = limit if allowed is None else limit * 8
-    threshold = lexical.CHUNK_INDEX_FROM if index_from is None else index_from
-    index = (
-        lexical.open_index(conn, lexical.CHUNKS)
-        if lexical.large_enough(conn, lexical.CHUNKS, threshold)
-        else None
-    )
+    index = lexical.index_in_use(conn, lexical.CHUNKS, index_from)
     if index is not None:
-        found = index.search(query_words(text), fetch)
+        found = index.search(words, fetch)
         owners = _owners(conn, [int(key) for key, _ in found]) if allowed is not None else {}
         rows = [(int(key), owners.get(int(key)), score) for key, score in found]
     else:
@@ -78,7 +77,7 @@ def bm25_chunks(
             "SELECT c.id, c.paper_id, -bm25(chunks_fts) AS score FROM chunks_fts "
             "JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? "
             "ORDER BY bm25(chunks_fts) LIMIT ?",
-            (query, fetch),
+            (_or_query(words), fetch),
         ).fetchall()
     kept = [(row[0], row[2]) for row in rows if allowed is None or row[1] in allowed]
     return kept[:limit]
@@ -93,23 +92,18 @@ def bm25_papers(
     conn: sqlite3.Connection, text: str, limit: int, index_from: int | None = None
 ) -> list[tuple[str, float]]:
     """(paper id, score) by title and abstract, title weighted higher."""
-    query = fts_query(text)
-    if query is None:
+    words = query_words(text)
+    if not words:
         return []
-    threshold = lexical.PAPER_INDEX_FROM if index_from is None else index_from
-    index = (
-        lexical.open_index(conn, lexical.PAPERS)
-        if lexical.large_enough(conn, lexical.PAPERS, threshold)
-        else None
-    )
+    index = lexical.index_in_use(conn, lexical.PAPERS, index_from)
     if index is not None:
-        return [(str(key), score) for key, score in index.search(query_words(text), limit)]
+        return [(str(key), score) for key, score in index.search(words, limit)]
     return [
         (row[0], row[1])
         for row in conn.execute(
             f"""SELECT paper_id, -bm25(papers_fts, 0, {_TITLE_WEIGHT}, {_ABSTRACT_WEIGHT})
                 FROM papers_fts WHERE papers_fts MATCH ?
                 ORDER BY bm25(papers_fts, 0, {_TITLE_WEIGHT}, {_ABSTRACT_WEIGHT}) LIMIT ?""",
-            (query, limit),
+            (_or_query(words), limit),
         )
     ]

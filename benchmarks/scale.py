@@ -315,72 +315,41 @@ def measure_all(root: Path, repeat: int, timeout: float) -> dict[str, float]:
     return figures
 
 
+# (what, target, figure key, per 1k papers): one row of the table each
+_ROWS = [
+    ("bm25 search p95 ms", "", "search: bm25 p95 ms", False),
+    ("dense search p95 ms", "", "search: dense p95 ms", False),
+    ("hybrid search p95 ms", "< 50", "search: hybrid p95 ms", False),
+    ("first dense query ms (loads vectors)", "", "search: cold dense ms", False),
+    ("  HNSW index build s (0: unused or current)", "", "index: hnsw build s", False),
+    ("  lexical index build s (0: unused or current)", "", "index: lexical build s", False),
+    ("  FTS5 BM25 p95 ms (no lexical index)", "", "fts5: p95 ms", False),
+    ("  BM25 top-10 shared with FTS5", "", "fts5: top10 overlap", False),
+    ("  exact numpy dense p95 ms", "", "exact: p95 ms", False),
+    ("  HNSW recall@10 vs exact (near a chunk)", ">= 0.95", "recall: recall@10 near", False),
+    ("  exact: load 1M vectors from SQLite ms", "", "exact: load ms", False),
+    ("no-op curate s per 1k papers", "< 1", "curate: curate s", True),
+    ("  curation steps alone s per 1k", "< 1", "steps: steps s", True),
+    ("  LLM calls", "0", "curate: llm calls", False),
+    ("render: load KB s", "", "render: load s", False),
+    ("render: topic page s ({entries} entries)", "", "render: page s", False),
+    ("  bare join of the same rows s", "", "render: bare s", False),
+] + [
+    (f"peak RSS MB, {kind}", "< 2048", f"{kind}: peak RSS MB", False)
+    for kind in ("index", "search", "fts5", "exact", "curate", "steps", "render")
+]
+
+
 def rows(big: dict[str, float], small: dict[str, float], papers: tuple[int, int]) -> list[tuple]:
     """(what, target, measured, baseline) for the table."""
-    per_k = [1000 / papers[0], 1000 / papers[1]]
-    out: list[tuple] = []
-    for method in ("bm25", "dense", "hybrid"):
-        target = "< 50" if method == "hybrid" else ""
-        key = f"search: {method} p95 ms"
-        out.append((f"{method} search p95 ms", target, big[key], small[key]))
-    out.append(
-        ("first dense query ms (loads vectors)", "", *_pair("search: cold dense ms", big, small))
-    )
-    out.append(
-        (
-            "  HNSW index build s (0: unused or current)",
-            "",
-            *_pair("index: hnsw build s", big, small),
-        )
-    )
-    out.append(
-        (
-            "  lexical index build s (0: unused or current)",
-            "",
-            *_pair("index: lexical build s", big, small),
-        )
-    )
-    out.append(("  FTS5 BM25 p95 ms (no lexical index)", "", *_pair("fts5: p95 ms", big, small)))
-    out.append(("  BM25 top-10 shared with FTS5", "", *_pair("fts5: top10 overlap", big, small)))
-    out.append(("  exact numpy dense p95 ms", "", *_pair("exact: p95 ms", big, small)))
-    out.append(
-        (
-            "  HNSW recall@10 vs exact (near a chunk)",
-            ">= 0.95",
-            *_pair("recall: recall@10 near", big, small),
-        )
-    )
-    out.append(
-        ("  exact: load 1M vectors from SQLite ms", "", *_pair("exact: load ms", big, small))
-    )
-    out.append(
-        (
-            "no-op curate s per 1k papers",
-            "< 1",
-            *(d["curate: curate s"] * k for d, k in zip((big, small), per_k, strict=True)),
-        )
-    )
-    out.append(
-        (
-            "  curation steps alone s per 1k",
-            "< 1",
-            *(d["steps: steps s"] * k for d, k in zip((big, small), per_k, strict=True)),
-        )
-    )
-    out.append(("  LLM calls", "0", *_pair("curate: llm calls", big, small)))
-    out.append(("render: load KB s", "", *_pair("render: load s", big, small)))
     entries = f"{big['render: entries']:.0f}/{small['render: entries']:.0f}"
-    out.append(
-        (f"render: topic page s ({entries} entries)", "", *_pair("render: page s", big, small))
-    )
-    out.append(("  bare join of the same rows s", "", *_pair("render: bare s", big, small)))
-    for kind in ("index", "search", "fts5", "exact", "curate", "steps", "render"):
-        out.append((f"peak RSS MB, {kind}", "< 2048", *_pair(f"{kind}: peak RSS MB", big, small)))
+    out: list[tuple] = []
+    for what, target, key, per_1k in _ROWS:
+        scale = (1000 / papers[0], 1000 / papers[1]) if per_1k else (1.0, 1.0)
+        out.append(
+            (what.format(entries=entries), target, big[key] * scale[0], small[key] * scale[1])
+        )
     return out
-
-
-def _pair(key: str, big: dict[str, float], small: dict[str, float]) -> tuple[float, float]:
-    return big[key], small[key]
 
 
 def verdict(what: str, target: str, value: float) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -79,3 +80,21 @@ def kb_snapshot(workspace: Path) -> dict[str, list[tuple]]:
         }
     finally:
         conn.close()
+
+
+def ingest_pdfs(root: Path, names: list[str]) -> Path:
+    """A new workspace at `root` with these shared PDFs ingested."""
+    assert run_cli("init", str(root)).code == 0
+    folder = root.parent / "in"
+    folder.mkdir()
+    for name in names:
+        shutil.copy(corpus("pdfs", name), folder / name)
+    assert run_cli("-w", str(root), "ingest", str(folder)).code == 0
+    return root
+
+
+def copy_of(workspace: Path, tmp_path: Path) -> Path:
+    """A copy of a module's workspace that one test may change."""
+    copy = tmp_path / "kb"
+    shutil.copytree(workspace, copy)
+    return copy

@@ -4,14 +4,13 @@ pieces), and a KB whose vectors were made another way has them made again, once.
 from __future__ import annotations
 
 import contextlib
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import corpus, run_cli
+from helpers import copy_of, ingest_pdfs
 
 from frontier.curate.vectors import CHUNK_RECIPE, ensure_chunk_vectors
 from frontier.llm.embeddings import (
@@ -36,17 +35,12 @@ def embedder() -> Embedder:
 
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("chunk-vectors") / "kb"
-    assert run_cli("init", str(root)).code == 0
-    assert run_cli("-w", str(root), "ingest", str(corpus("pdfs", PDF))).code == 0
-    return root
+    return ingest_pdfs(tmp_path_factory.mktemp("chunk-vectors") / "kb", [PDF])
 
 
 @pytest.fixture
 def conn(ingested: Path, tmp_path: Path) -> Iterator[sqlite3.Connection]:
-    root = tmp_path / "kb"
-    shutil.copytree(ingested, root)
-    with contextlib.closing(open_workspace(root).connect()) as connection:
+    with contextlib.closing(open_workspace(copy_of(ingested, tmp_path)).connect()) as connection:
         yield connection
 
 

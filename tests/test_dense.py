@@ -4,12 +4,11 @@ forgets deleted ones (the change counter, not a count per search), and the HNSW 
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import corpus, db, run_cli
+from helpers import copy_of, db, ingest_pdfs
 
 from frontier.curate.vectors import ensure_chunk_vectors
 from frontier.llm.embeddings import Embedder, load_embedder, vector_to_blob
@@ -31,13 +30,7 @@ def embedder() -> Embedder:
 
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("dense") / "kb"
-    assert run_cli("init", str(root)).code == 0
-    folder = root.parent / "in"
-    folder.mkdir()
-    for name in PDFS:
-        shutil.copy(corpus("pdfs", name), folder / name)
-    assert run_cli("-w", str(root), "ingest", str(folder)).code == 0
+    root = ingest_pdfs(tmp_path_factory.mktemp("dense") / "kb", PDFS)
     return root
 
 
@@ -55,8 +48,7 @@ def _owners(conn: sqlite3.Connection, hits: list[tuple[int, float]]) -> set[str]
 def test_search_follows_vectors_stored_and_deleted_after_it_loaded(
     ingested: Path, embedder: Embedder, tmp_path: Path
 ) -> None:
-    root = tmp_path / "kb"
-    shutil.copytree(ingested, root)
+    root = copy_of(ingested, tmp_path)
     conn = db(root)
     first, second = _papers(conn)
     query = embedder.embed(["loading model weights from flash storage"])[0]
@@ -74,8 +66,7 @@ def test_search_follows_vectors_stored_and_deleted_after_it_loaded(
 def test_index_path_agrees_with_the_exact_scan(
     ingested: Path, embedder: Embedder, tmp_path: Path
 ) -> None:
-    root = tmp_path / "kb"
-    shutil.copytree(ingested, root)
+    root = copy_of(ingested, tmp_path)
     conn = db(root)
     ensure_chunk_vectors(conn, embedder, _papers(conn))
     assert update_chunk_index(conn, embedder.name, exact_up_to=0)
@@ -93,8 +84,7 @@ def test_index_path_agrees_with_the_exact_scan(
 def test_a_vector_made_again_reaches_the_scan_and_the_index(
     ingested: Path, embedder: Embedder, tmp_path: Path
 ) -> None:
-    root = tmp_path / "kb"
-    shutil.copytree(ingested, root)
+    root = copy_of(ingested, tmp_path)
     conn = db(root)
     ensure_chunk_vectors(conn, embedder, _papers(conn))
     query = embedder.embed(["zymurgy of quokkas in the outback"])[0]
@@ -120,8 +110,7 @@ def test_a_vector_made_again_reaches_the_scan_and_the_index(
 def test_a_re_extracted_paper_is_replaced_in_the_index_without_a_rebuild(
     ingested: Path, embedder: Embedder, tmp_path: Path
 ) -> None:
-    root = tmp_path / "kb"
-    shutil.copytree(ingested, root)
+    root = copy_of(ingested, tmp_path)
     conn = db(root)
     conn.execute("PRAGMA foreign_keys = ON")
     # the paper whose chunks come first: new chunk ids then do not reuse its old ones

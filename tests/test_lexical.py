@@ -4,12 +4,11 @@ papers. Thresholds are passed as 0 so that a small KB takes the large-KB path.""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import corpus, db, run_cli
+from helpers import copy_of, db, ingest_pdfs
 
 from frontier.store import lexical
 from frontier.store.search import bm25_chunks, bm25_papers
@@ -19,13 +18,7 @@ PDFS = ["vllm-pagedattention.pdf", "llm-in-a-flash.pdf", "yoco.pdf", "sarathi-se
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("lexical") / "kb"
-    assert run_cli("init", str(root)).code == 0
-    folder = root.parent / "in"
-    folder.mkdir()
-    for name in PDFS:
-        shutil.copy(corpus("pdfs", name), folder / name)
-    assert run_cli("-w", str(root), "ingest", str(folder)).code == 0
+    root = ingest_pdfs(tmp_path_factory.mktemp("lexical") / "kb", PDFS)
     conn = db(root)
     assert lexical.update_index(conn, lexical.CHUNKS, 0)
     assert lexical.update_index(conn, lexical.PAPERS, 0)
@@ -71,8 +64,7 @@ def test_paper_index_ranks_by_title_and_abstract(kb: Path) -> None:
 
 
 def test_rewritten_chunks_reach_the_index_through_the_log(kb: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "kb"
-    shutil.copytree(kb, copy)
+    copy = copy_of(kb, tmp_path)
     conn = db(copy)
     paper = conn.execute("SELECT id FROM papers ORDER BY id LIMIT 1").fetchone()[0]
     old_ids = {r[0] for r in conn.execute("SELECT id FROM chunks WHERE paper_id = ?", (paper,))}
@@ -93,8 +85,7 @@ def test_rewritten_chunks_reach_the_index_through_the_log(kb: Path, tmp_path: Pa
 
 
 def test_log_is_trimmed_to_what_every_index_in_use_applied(kb: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "kb"
-    shutil.copytree(kb, copy)
+    copy = copy_of(kb, tmp_path)
     conn = db(copy)
     lexical.update_lexical_indexes(conn, 0, 0)
     assert conn.execute("SELECT count(*) FROM text_log").fetchone()[0] == 0
@@ -117,8 +108,7 @@ def test_log_is_trimmed_to_what_every_index_in_use_applied(kb: Path, tmp_path: P
 
 
 def test_an_index_never_completed_is_not_used_and_is_rebuilt(kb: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "kb"
-    shutil.copytree(kb, copy)
+    copy = copy_of(kb, tmp_path)
     conn = db(copy)
     directory = lexical.index_dir(conn, lexical.CHUNKS)
     assert directory is not None
@@ -131,8 +121,7 @@ def test_an_index_never_completed_is_not_used_and_is_rebuilt(kb: Path, tmp_path:
 
 
 def test_an_index_another_process_is_writing_is_left_to_it(kb: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "kb"
-    shutil.copytree(kb, copy)
+    copy = copy_of(kb, tmp_path)
     conn = db(copy)
     directory = lexical.index_dir(conn, lexical.CHUNKS)
     assert directory is not None

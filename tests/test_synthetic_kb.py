@@ -3,7 +3,6 @@ one, `frontier curate` has nothing to do (no model call, no row changed) and sea
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 from fake_openai import FakeOpenAI
 from faults.pipeline import model_env
 from faults.schema_model import answer
-from helpers import db, run_cli
+from helpers import copy_of, db, run_cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from synthetic_kb import build_kb
@@ -89,8 +88,7 @@ def _states(conn: sqlite3.Connection) -> dict[tuple[str, str], tuple[str, str]]:
 def test_a_kb_without_quick_keys_gets_them_without_redoing_anything(
     kb: Path, tmp_path: Path
 ) -> None:
-    copy = tmp_path / "kb"
-    shutil.copytree(kb, copy)
+    copy = copy_of(kb, tmp_path)
     conn = db(copy)
     before = _states(conn)
     with conn:
@@ -105,8 +103,7 @@ def test_a_kb_without_quick_keys_gets_them_without_redoing_anything(
 
 
 def test_a_paper_whose_text_changed_is_curated_again_and_no_other(kb: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "kb"
-    shutil.copytree(kb, copy)
+    copy = copy_of(kb, tmp_path)
     conn = db(copy)
     paper_id = conn.execute(
         "SELECT paper_id FROM claims GROUP BY paper_id ORDER BY paper_id LIMIT 1"

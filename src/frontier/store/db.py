@@ -29,6 +29,17 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def database_file(conn: sqlite3.Connection) -> str:
+    """The file of the connection's main database ('' for one in memory)."""
+    return str(conn.execute("PRAGMA database_list").fetchone()[2])
+
+
+def index_folder(conn: sqlite3.Connection) -> Path | None:
+    """Where the indexes derived from the database live, beside it (None in memory)."""
+    path = database_file(conn)
+    return Path(path).parent / "index" if path else None
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """All or nothing: BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""

@@ -15,6 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from frontier.store.db import database_file, index_folder
+
 # a float32 scan of 100k chunk vectors takes ~15 ms on 2 cores, of 1M ~140 ms: past the search
 # budget, HNSW (ef 128, M 16, f16) answers; its recall@10 is measured by benchmarks/scale.py
 EXACT_UP_TO = 100_000
@@ -38,13 +40,8 @@ class ChunkMatrix:
 _LOADED: dict[tuple[str, str], tuple[tuple[int, int], object]] = {}
 
 
-def _db_path(conn: sqlite3.Connection) -> str:
-    row = conn.execute("PRAGMA database_list").fetchone()
-    return str(row[2])
-
-
 def _db_key(conn: sqlite3.Connection) -> str:
-    return _db_path(conn) or f"memory:{id(conn)}"
+    return database_file(conn) or f"memory:{id(conn)}"
 
 
 class Stamp(NamedTuple):
@@ -68,7 +65,7 @@ def vector_stamp(conn: sqlite3.Connection, model: str) -> Stamp:
         ).fetchone()[0]
     )
     key = (_db_key(conn), model)
-    cached = _STAMPS.get(key) if _db_path(conn) else None  # ids of memory KBs are reused
+    cached = _STAMPS.get(key) if database_file(conn) else None  # ids of memory KBs are reused
     if cached and cached.version == version:
         return cached
     row = conn.execute(
@@ -145,7 +142,7 @@ def dense_search(
     when given: exact on small KBs, through the HNSW index on large ones."""
     stamp = vector_stamp(conn, model)
     exact_up_to = EXACT_UP_TO if exact_up_to is None else exact_up_to
-    if stamp.count <= exact_up_to or not _db_path(conn):
+    if stamp.count <= exact_up_to or not database_file(conn):
         return nearest_chunks(chunk_matrix(conn, model), query, limit, allowed)
     index = chunk_index(conn, model, stamp)
     if allowed is None:
@@ -277,8 +274,11 @@ class ChunkIndex:
 
 
 def index_path(conn: sqlite3.Connection, model: str) -> Path:
+    folder = index_folder(conn)
+    if folder is None:
+        raise ValueError("a KB in memory keeps no index file")
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
-    return Path(_db_path(conn)).parent / "index" / f"chunks-{safe}.usearch"
+    return folder / f"chunks-{safe}.usearch"
 
 
 def chunk_index(conn: sqlite3.Connection, model: str, stamp: Stamp | None = None) -> ChunkIndex:
@@ -312,7 +312,9 @@ def update_chunk_index(
     """Bring the index file in line with the stored vectors when the KB is large enough to use
     it (curate calls this, so a search never waits for a build); True when it was written."""
     stamp = vector_stamp(conn, model)
-    if stamp.count <= (EXACT_UP_TO if exact_up_to is None else exact_up_to) or not _db_path(conn):
+    if stamp.count <= (EXACT_UP_TO if exact_up_to is None else exact_up_to) or not database_file(
+        conn
+    ):
         return False
     meta = index_path(conn, model).with_suffix(".json")
     if meta.is_file() and _holds(json.loads(meta.read_text()), stamp):

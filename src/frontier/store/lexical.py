@@ -18,7 +18,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from frontier.store.db import transaction
+from frontier.store.db import index_folder, transaction
 
 TITLE_WEIGHT, ABSTRACT_WEIGHT = 8.0, 2.0
 # FTS5 up to here: beyond, its p95 over a field's vocabulary passes ~50 ms on 2 cores
@@ -76,8 +76,8 @@ def index_in_use(
 
 
 def index_dir(conn: sqlite3.Connection, corpus: Corpus) -> Path | None:
-    path = conn.execute("PRAGMA database_list").fetchone()[2]
-    return Path(path).parent / "index" / f"{corpus.name}.tantivy" if path else None
+    folder = index_folder(conn)
+    return folder / f"{corpus.name}.tantivy" if folder else None
 
 
 class LexicalIndex:

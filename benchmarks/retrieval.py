@@ -5,7 +5,7 @@ from the right paper *and* a page holding the answer) for BM25 only, dense only 
 with per-query latency (p50/p95, query embedding included, model load excluded). The questions
 (benchmarks/data/retrieval_questions.jsonl) are answered only in the full text, not the abstract.
 
-    python benchmarks/retrieval.py [--workspace DIR] [--fusion k,bm25,dense,paper ...]
+    python benchmarks/retrieval.py [--workspace DIR] [--fusion k,bm25,dense,paper,window ...]
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PDFS = ROOT.parent / "shared" / "corpus" / "pdfs"
 QUESTIONS = ROOT / "benchmarks" / "data" / "retrieval_questions.jsonl"
 K = 5
-NAIVE_FUSION = Fusion(k=60, bm25=1, dense=1, paper=0)  # plain RRF of the two lists
+NAIVE_FUSION = Fusion(k=60, bm25=1, dense=1, paper=0, window=0)  # plain RRF of the two lists
 
 
 def build_workspace(directory: Path) -> Workspace:
@@ -100,7 +100,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workspace", type=Path, help="reuse (or create) this KB")
     parser.add_argument(
-        "--fusion", action="append", default=[], help="extra fusion to compare: k,bm25,dense,paper"
+        "--fusion",
+        action="append",
+        default=[],
+        help="extra fusion to compare: k,bm25,dense,paper,window",
     )
     parser.add_argument("--show-misses", action="store_true")
     args = parser.parse_args()

@@ -11,7 +11,7 @@ import pytest
 from helpers import copy_of, db, ingest_pdfs
 
 from frontier.store import lexical
-from frontier.store.search import bm25_chunks, bm25_papers
+from frontier.store.search import bm25_chunks, bm25_papers, chunk_frequencies
 
 PDFS = ["vllm-pagedattention.pdf", "llm-in-a-flash.pdf", "yoco.pdf", "sarathi-serve.pdf"]
 
@@ -47,6 +47,18 @@ def test_index_finds_the_paper_fts5_finds(kb: Path, question: str) -> None:
     assert _paper_of(conn, indexed[0][0]) == _paper_of(conn, fts[0][0])
     shared = {c for c, _ in fts} & {c for c, _ in indexed}
     assert len(shared) >= 2  # another stemmer and IDF, so not the same list, but the same pages
+
+
+def test_index_and_fts5_count_the_same_chunks_per_word(kb: Path) -> None:
+    conn = db(kb)
+    words = ["attention", "memory", "flash", "prefill", "fragmentation", "zzzunseen"]
+    total_fts, fts = chunk_frequencies(conn, words, index_from=10**12)
+    total_index, indexed = chunk_frequencies(conn, words, index_from=0)
+    assert total_fts == total_index == conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    assert fts["zzzunseen"] == indexed["zzzunseen"] == 0
+    assert fts["attention"] > fts["fragmentation"] > 0
+    for word in words:  # two stemmers (Porter, Snowball) may group a few words differently
+        assert abs(fts[word] - indexed[word]) <= max(2, fts[word] // 10), word
 
 
 def test_allowed_papers_filter_the_indexed_hits(kb: Path) -> None:

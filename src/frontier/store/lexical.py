@@ -11,12 +11,14 @@ from where it stopped; a key is deleted before it is added again, so replaying i
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from frontier.store.db import index_folder, transaction
 
@@ -75,6 +77,24 @@ def index_in_use(
     return open_index(conn, corpus) if large_enough(conn, corpus, threshold) else None
 
 
+@functools.cache
+def _analyzer() -> Any:
+    import tantivy
+
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def stems(text: str) -> list[str]:
+    """The terms the index makes of `text` (tantivy's en_stem: words, lowercased, stemmed)."""
+    return _analyzer().analyze(text)
+
+
 def index_dir(conn: sqlite3.Connection, corpus: Corpus) -> Path | None:
     folder = index_folder(conn)
     return folder / f"{corpus.name}.tantivy" if folder else None
@@ -116,6 +136,11 @@ class LexicalIndex:
         searcher = self.index.searcher()
         hits = searcher.search(query, limit).hits
         return [(searcher.doc(address)["key"][0], float(score)) for score, address in hits]
+
+    def frequencies(self, field: str, terms: list[str]) -> tuple[int, dict[str, int]]:
+        """(rows in the index, rows holding each term) for one field's stemmed terms."""
+        searcher = self.index.searcher()
+        return searcher.num_docs, {term: searcher.doc_freq(field, term) for term in terms}
 
     def fill(self, conn: sqlite3.Connection) -> None:
         """Every row of the corpus into this empty index. The log position is read first: what

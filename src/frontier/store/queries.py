@@ -83,6 +83,24 @@ def page_text(conn: sqlite3.Connection, paper_id: str, page: int) -> str | None:
     return row[0] if row else None
 
 
+def page_texts(
+    conn: sqlite3.Connection, pages: list[tuple[str, int]]
+) -> dict[tuple[str, int], str]:
+    """The text of each (paper, page) that has one: one primary-key lookup per paper."""
+    by_paper: dict[str, list[int]] = {}
+    for paper_id, page in pages:
+        by_paper.setdefault(paper_id, []).append(page)
+    found: dict[tuple[str, int], str] = {}
+    for paper_id, numbers in by_paper.items():
+        marks = ",".join("?" * len(numbers))
+        for page, text in conn.execute(
+            f"SELECT page, text FROM pages WHERE paper_id = ? AND page IN ({marks})",
+            [paper_id, *numbers],
+        ):
+            found[(paper_id, page)] = text
+    return found
+
+
 def known_content_hashes(conn: sqlite3.Connection) -> set[str]:
     return {
         r[0] for r in conn.execute("SELECT content_hash FROM papers WHERE content_hash IS NOT NULL")

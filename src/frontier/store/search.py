@@ -83,6 +83,26 @@ def bm25_chunks(
     return kept[:limit]
 
 
+def chunk_frequencies(
+    conn: sqlite3.Connection, words: list[str], index_from: int | None = None
+) -> tuple[int, dict[str, int]]:
+    """(chunks in the KB, chunks holding each word): what BM25 weighs a word by."""
+    index = lexical.index_in_use(conn, lexical.CHUNKS, index_from)
+    if index is not None:
+        terms = {word: (lexical.stems(word) or [word])[0] for word in words}
+        total, by_term = index.frequencies("text", list(set(terms.values())))
+        return total, {word: by_term[term] for word, term in terms.items()}
+    total = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    return total, {
+        word: int(
+            conn.execute(
+                "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (_or_query([word]),)
+            ).fetchone()[0]
+        )
+        for word in words
+    }
+
+
 def _owners(conn: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, str]:
     marks = ",".join("?" * len(chunk_ids))
     return dict(conn.execute(f"SELECT id, paper_id FROM chunks WHERE id IN ({marks})", chunk_ids))

@@ -2,8 +2,10 @@
 
 What is ranked is a page (a page's rank in a list is that of its best chunk), so two chunks of
 one page never take two of the top places. Fusion is reciprocal-rank with weights chosen on the
-retrieval benchmark: BM25 leads, dense adds what words miss, and the rank of the paper's own
-title and abstract helps pick the right paper. Equal weights (naive fusion) did worse."""
+retrieval benchmark: BM25 leads, dense adds what words miss, the rank of the paper's own title
+and abstract helps pick the right paper, and BM25 over overlapping sentence windows of the
+candidate pages (`windows.py`) finds evidence a chunk boundary cut in two. Equal weights
+(naive fusion) did worse."""
 
 from __future__ import annotations
 
@@ -14,9 +16,11 @@ from dataclasses import asdict, dataclass, field
 from frontier.llm.embeddings import Embedder, EmbeddingError, load_embedder
 from frontier.store.dense import dense_search
 from frontier.store.search import Hit, bm25_chunks, bm25_papers, fts_query
+from frontier.synthesize import windows
 
 METHODS = ("bm25", "dense", "hybrid")
 _CANDIDATES = 60
+_WINDOW_CANDIDATES = 20  # pages the sentence windows look at again
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -28,6 +32,7 @@ class Fusion:
     bm25: float = 1.0
     dense: float = 0.5
     paper: float = 0.5
+    window: float = 0.5
 
 
 DEFAULT_FUSION = Fusion()
@@ -134,6 +139,8 @@ class Retriever:
         scores, ranks = self._fuse(units, method)
         if method == "hybrid" and self.fusion.paper and scores:
             self._add_paper_prior(question, scores, ranks)
+        if method == "hybrid" and self.fusion.window and scores:
+            self._add_window_ranks(question, scores, ranks)
         best = sorted(scores, key=lambda unit: (-scores[unit], unit.chunk_id))[:limit]
         return self._passages(best, scores, ranks, similarity)
 
@@ -192,6 +199,19 @@ class Retriever:
             if unit.paper_id in paper_rank:
                 scores[unit] += self.fusion.paper / (self.fusion.k + paper_rank[unit.paper_id])
                 ranks[unit]["paper"] = paper_rank[unit.paper_id]
+
+    def _add_window_ranks(
+        self, question: str, scores: dict[Unit, float], ranks: dict[Unit, dict[str, int]]
+    ) -> None:
+        """The best-scored pages so far rank higher when a sentence window matches the question
+        (only those: a page further down cannot reach the top from this list alone)."""
+        leading = sorted(scores, key=lambda unit: (-scores[unit], unit.chunk_id))
+        by_page = {(u.paper_id, u.page): u for u in leading if u.page is not None}
+        keys = list(by_page)[:_WINDOW_CANDIDATES]
+        for rank, key in enumerate(windows.rank_pages(self.conn, question, keys), start=1):
+            unit = by_page[key]
+            scores[unit] += self.fusion.window / (self.fusion.k + rank)
+            ranks[unit]["window"] = rank
 
     def _passages(
         self,

@@ -17,7 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -35,6 +35,7 @@ PDFS = ROOT.parent / "shared" / "corpus" / "pdfs"
 QUESTIONS = ROOT / "benchmarks" / "data" / "retrieval_questions.jsonl"
 K = 5
 NAIVE_FUSION = Fusion(k=60, bm25=1, dense=1, paper=0, window=0)  # plain RRF of the two lists
+NO_WINDOWS = replace(DEFAULT_FUSION, window=0)  # what the sentence-window list adds
 
 
 def build_workspace(directory: Path) -> Workspace:
@@ -117,6 +118,7 @@ def main() -> int:
             embedder = load_embedder()
             rows = [(method, DEFAULT_FUSION) for method in METHODS]
             rows.append(("hybrid", NAIVE_FUSION))
+            rows.append(("hybrid", NO_WINDOWS))
             rows += [("hybrid", parse_fusion(text)) for text in args.fusion]
             print(f"{len(questions)} questions over {len(ids)} PDFs; recall@{K}")
             print(f"{'method':<34}{'paper':>7}{'page':>7}{'p50 ms':>9}{'p95 ms':>9}")
@@ -128,6 +130,8 @@ def main() -> int:
                 label = method
                 if fusion == NAIVE_FUSION:
                     label = "hybrid, naive RRF (k=60, equal)"
+                elif fusion == NO_WINDOWS:
+                    label = "hybrid without sentence windows"
                 elif method == "hybrid" and fusion != DEFAULT_FUSION:
                     label = "hybrid " + ",".join(f"{v:g}" for v in astuple(fusion))
                 results[label] = result

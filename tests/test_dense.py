@@ -34,6 +34,15 @@ def ingested(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def embedded(ingested: Path, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ingested KB with every chunk embedded, once; tests change copies of it."""
+    root = copy_of(ingested, tmp_path_factory.mktemp("embedded"))
+    conn = db(root)
+    ensure_chunk_vectors(conn, embedder, _papers(conn))
+    return root
+
+
 def _papers(conn: sqlite3.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT id FROM papers ORDER BY title")]
 
@@ -64,11 +73,9 @@ def test_search_follows_vectors_stored_and_deleted_after_it_loaded(
 
 
 def test_index_path_agrees_with_the_exact_scan(
-    ingested: Path, embedder: Embedder, tmp_path: Path
+    embedded: Path, embedder: Embedder, tmp_path: Path
 ) -> None:
-    root = copy_of(ingested, tmp_path)
-    conn = db(root)
-    ensure_chunk_vectors(conn, embedder, _papers(conn))
+    conn = db(copy_of(embedded, tmp_path))
     assert update_chunk_index(conn, embedder.name, exact_up_to=0)
     assert not update_chunk_index(conn, embedder.name, exact_up_to=0)  # already up to date
     for text in ["paged KV cache blocks", "flash memory windowing", "throughput of serving"]:
@@ -82,11 +89,9 @@ def test_index_path_agrees_with_the_exact_scan(
 
 
 def test_a_vector_made_again_reaches_the_scan_and_the_index(
-    ingested: Path, embedder: Embedder, tmp_path: Path
+    embedded: Path, embedder: Embedder, tmp_path: Path
 ) -> None:
-    root = copy_of(ingested, tmp_path)
-    conn = db(root)
-    ensure_chunk_vectors(conn, embedder, _papers(conn))
+    conn = db(copy_of(embedded, tmp_path))
     query = embedder.embed(["zymurgy of quokkas in the outback"])[0]
     for exact_up_to in (None, 0):
         update_chunk_index(conn, embedder.name, exact_up_to=exact_up_to)
@@ -108,14 +113,12 @@ def test_a_vector_made_again_reaches_the_scan_and_the_index(
 
 
 def test_a_re_extracted_paper_is_replaced_in_the_index_without_a_rebuild(
-    ingested: Path, embedder: Embedder, tmp_path: Path
+    embedded: Path, embedder: Embedder, tmp_path: Path
 ) -> None:
-    root = copy_of(ingested, tmp_path)
-    conn = db(root)
+    conn = db(copy_of(embedded, tmp_path))
     conn.execute("PRAGMA foreign_keys = ON")
     # the paper whose chunks come first: new chunk ids then do not reuse its old ones
     first = conn.execute("SELECT paper_id FROM chunks ORDER BY id LIMIT 1").fetchone()[0]
-    ensure_chunk_vectors(conn, embedder, _papers(conn))
     assert update_chunk_index(conn, embedder.name, exact_up_to=0)
     old = {r[0] for r in conn.execute("SELECT id FROM chunks WHERE paper_id = ?", (first,))}
     with conn:  # the paper's text written again: its chunks (and vectors) go, new ones come

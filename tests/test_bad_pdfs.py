@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import corpus, db, run_cli
 
+from frontier.extract.pdf import PdfRejected, open_pdf
+
 STORED, WARNING, REJECTED = "stored", "warning", "rejected"
 # what each NOTES.tsv description calls for, and for rejections the stable reason code
 EXPECTED = {
@@ -133,3 +135,16 @@ def test_notes_file_describes_every_case() -> None:
     with corpus("bad_pdfs", "NOTES.tsv").open(encoding="utf-8") as handle:
         described = {row["file"] for row in csv.DictReader(handle, delimiter="\t")}
     assert set(EXPECTED) <= described | {"zero_byte.pdf"}
+
+
+@pytest.mark.parametrize(
+    "broken", ["zero_pages_reportlab.pdf", "header_and_eof_only_ocrmypdf-invalid.pdf"]
+)
+def test_a_password_error_of_an_earlier_file_does_not_name_the_next(broken: str) -> None:
+    encrypted = corpus("bad_pdfs", "encrypted_rc4_40_user_password.pdf").read_bytes()
+    with pytest.raises(PdfRejected) as first:
+        open_pdf(encrypted, None)
+    assert first.value.code == "password_required"
+    with pytest.raises(PdfRejected) as second:
+        open_pdf(corpus("bad_pdfs", broken).read_bytes(), None)
+    assert second.value.code == EXPECTED[broken][1]

@@ -55,6 +55,11 @@ def open_pdf(data: bytes, password: str | None) -> pdfium.PdfDocument:
         return pdfium.PdfDocument(data, password=password)
     except pdfium.PdfiumError as exc:
         code = getattr(exc, "err_code", None)
+        # pdfium's error code is per-thread state that some failures leave untouched,
+        # so a password error left over from an earlier file must not name this one
+        stale = code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY)
+        if stale and not _declares_encryption(data):
+            raise _diagnose_unreadable(data) from exc
         if code == pdfium_c.FPDF_ERR_PASSWORD:
             if password:
                 raise PdfRejected(
@@ -68,6 +73,16 @@ def open_pdf(data: bytes, password: str | None) -> pdfium.PdfDocument:
                 "unsupported_security", "encrypted with an unsupported security handler"
             ) from exc
         raise _diagnose_unreadable(data) from exc
+
+
+def _declares_encryption(data: bytes) -> bool:
+    """Whether the trailer names an /Encrypt dictionary, read by a lenient parser."""
+    try:
+        import pypdf
+
+        return pypdf.PdfReader(io.BytesIO(data), strict=False).is_encrypted
+    except Exception:  # unparseable: fall back to the raw key, which a trailer spells out
+        return b"/Encrypt" in data
 
 
 def _diagnose_unreadable(data: bytes) -> PdfRejected:

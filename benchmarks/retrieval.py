@@ -6,6 +6,10 @@ with per-query latency (p50/p95, query embedding included, model load excluded).
 (benchmarks/data/retrieval_questions.jsonl) are answered only in the full text, not the abstract.
 
     python benchmarks/retrieval.py [--workspace DIR] [--fusion k,bm25,dense,paper,window ...]
+                                   [--pdfs DIR --questions FILE]
+
+Another corpus and question set run the same way: each JSONL line names a PDF of --pdfs by its
+file name, the question and the 1-based pages that hold the answer.
 """
 
 from __future__ import annotations
@@ -38,15 +42,15 @@ NAIVE_FUSION = Fusion(k=60, bm25=1, dense=1, paper=0, window=0)  # plain RRF of 
 NO_WINDOWS = replace(DEFAULT_FUSION, window=0)  # what the sentence-window list adds
 
 
-def build_workspace(directory: Path) -> Workspace:
-    """Ingest the shared PDFs and embed every chunk (reused when the workspace exists)."""
+def build_workspace(directory: Path, pdfs: Path) -> Workspace:
+    """Ingest the PDFs and embed every chunk (reused when the workspace exists)."""
     if (directory / "frontier.toml").exists():
         ws = open_workspace(directory)
     else:
         ws = init_workspace(directory)
-        plan = expand_paths([PDFS], None, ws.settings.ingest.chunk_tokens)
+        plan = expand_paths([pdfs], None, ws.settings.ingest.chunk_tokens)
         with contextlib.closing(ws.connect()) as conn:
-            run_id = start_run(conn, "ingest", str(PDFS))
+            run_id = start_run(conn, "ingest", str(pdfs))
             ingest_plan(ws, conn, plan, run_id, Console(quiet=True))
     with contextlib.closing(ws.connect()) as conn:
         ids = [row[0] for row in conn.execute("SELECT id FROM papers")]
@@ -93,6 +97,22 @@ def evaluate(retriever: Retriever, questions: list[dict], ids: dict[str, str], m
     }
 
 
+def read_questions(path: Path) -> list[dict]:
+    """One question per line, with the fields the evaluation reads; a bad line stops the run."""
+    questions = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            question = json.loads(line)
+            if not {"file", "question", "pages"} <= set(question):
+                raise ValueError("needs file, question and pages")
+        except ValueError as exc:
+            sys.exit(f"{path}:{number}: {exc}")
+        questions.append(question)
+    return questions
+
+
 def parse_fusion(text: str) -> Fusion:
     return Fusion(*(float(part) for part in text.split(",")))
 
@@ -107,13 +127,18 @@ def main() -> int:
         help="extra fusion to compare: k,bm25,dense,paper,window",
     )
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument("--pdfs", type=Path, default=PDFS, help="folder of the papers")
+    parser.add_argument("--questions", type=Path, default=QUESTIONS, help="JSONL question set")
     args = parser.parse_args()
-    if not PDFS.is_dir() or not QUESTIONS.is_file():
-        sys.exit(f"missing {PDFS} or {QUESTIONS}: the benchmark needs the shared corpus")
-    questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    if not args.pdfs.is_dir() or not args.questions.is_file():
+        sys.exit(f"missing {args.pdfs} or {args.questions}: the benchmark needs both")
+    questions = read_questions(args.questions)
     with tempfile.TemporaryDirectory() as tmp:
-        ws = build_workspace(args.workspace or Path(tmp) / "kb")
+        ws = build_workspace(args.workspace or Path(tmp) / "kb", args.pdfs)
         ids = paper_ids_by_file(ws)
+        unknown = sorted({q["file"] for q in questions} - set(ids))
+        if unknown:
+            sys.exit(f"{args.questions}: no stored paper for {', '.join(unknown)}")
         with contextlib.closing(ws.connect()) as conn:
             embedder = load_embedder()
             rows = [(method, DEFAULT_FUSION) for method in METHODS]

@@ -62,7 +62,10 @@ def model(pdf_kb: Path) -> Iterator[tuple[FakeOpenAI, dict[str, str]]]:
             ],
         }
     )
-    answer = "PagedAttention keeps the KV cache in fixed-size blocks [1][99]. See also [2-3]."
+    answer = (
+        "PagedAttention keeps the KV cache in fixed-size blocks [1][99]. See also [2-3]. "
+        "It serves 913.7 times more requests than any other system [1]."
+    )
     with FakeOpenAI([Reply(content=answer), Reply(content=reply)]) as server:
         env = {"FRONTIER_LLM__BASE_URL": server.url, "FRONTIER_LLM__BACKEND": "vllm"}
         yield server, env
@@ -124,7 +127,9 @@ def test_answers_cite_only_their_bundle_and_follow_ups_reuse_it(
     assert answer["supported"] and answer["removed_citations"] == [99]
     assert set(cited_numbers(answer["answer"])) <= numbers
     assert all(s["pages"] for s in answer["sources"])  # every source is a page of a paper
-    assert "[99]" not in answer["answer"]
+    assert "[99]" not in answer["answer"] and "913.7" not in answer["answer"]
+    (dropped,) = answer["dropped_sentences"]
+    assert "913.7" in dropped["sentence"] and "913.7" in dropped["reason"]
     follow = run_cli(
         "-w", str(pdf_kb), "ask", "--follow-up", "And what block size?", "--json", env=env
     )
@@ -135,9 +140,14 @@ def test_answers_cite_only_their_bundle_and_follow_ups_reuse_it(
     prompts = [r["messages"][-1]["content"] for r in server.requests]  # type: ignore[index]
     shared = prompts[0].split("Question:")[0]
     assert prompts[1].startswith(shared) and len(shared) > 1000  # the bundle leads
-    stored = db(pdf_kb).execute("SELECT question, removed FROM asks WHERE supported = 1").fetchall()
+    stored = (
+        db(pdf_kb)
+        .execute("SELECT question, removed, dropped FROM asks WHERE supported = 1")
+        .fetchall()
+    )
     assert [r[0] for r in stored] == [question, "And what block size?"]
     assert json.loads(stored[0][1]) == [99]
+    assert [d["sentence"] for d in json.loads(stored[0][2])] == [dropped["sentence"]]
 
 
 def test_presets_and_bad_requests(pdf_kb: Path, model: tuple[FakeOpenAI, dict[str, str]]) -> None:

@@ -86,6 +86,10 @@ def test_the_answer_streams_then_comes_checked_with_linked_citations(
     assert "[42]" not in checked.split('<ol class="sources">')[0]
     assert "Removed citations to sources not in the list: [42]." in checked
     assert json.loads(row["removed"]) == [42]
+    # the uncited sentence states a number no source gives: shown as removed, with the reason
+    assert "Removed 1 sentence(s) the sources do not bear out" in checked
+    assert "states 5 without citing a source" in checked
+    assert "alert(5)" not in checked.split('<ol class="sources">')[0]
     assert "Tokens: 11 prompt (0 cached)" in checked and "model fake-model" in checked
 
 
@@ -93,7 +97,8 @@ def test_html_the_model_writes_is_shown_as_text(site: tuple[str, FakeOpenAI, Pat
     base, _, _ = site
     _, _, html = ask(base, "Why does paged attention waste little KV cache memory?")
     assert "<script>alert" not in html and "<b>bold" not in html
-    assert html.count("&lt;script&gt;alert(5)&lt;/script&gt;") == 2  # draft and checked answer
+    # in the draft and in the list of removed sentences (it cites nothing and states a number)
+    assert html.count("&lt;script&gt;alert(5)&lt;/script&gt;") == 2
     assert "<script" not in html  # the page itself needs no script
 
 

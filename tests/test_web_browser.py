@@ -28,7 +28,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VLLM_TITLE = "Efficient Memory Management for Large Language Model Serving with PagedAttention"
-ANSWER = "vLLM keeps the KV cache in fixed-size blocks [1] <script>alert(6)</script> [42]."
+ANSWER = (
+    "vLLM keeps the KV cache in fixed-size blocks [1] <script>alert(document.title)</script> [42]."
+)
 
 
 def chromium_path() -> str:
@@ -189,7 +191,8 @@ def test_ask_and_open_a_map(
         page.wait_for_selector("#answer")
         answer = reader.text("#answer p.answer")
         assert (
-            answer == "vLLM keeps the KV cache in fixed-size blocks [1] <script>alert(6)</script>."
+            answer
+            == "vLLM keeps the KV cache in fixed-size blocks [1] <script>alert(document.title)</script>."
         )
         assert page.locator("#draft").is_hidden() and "[42]" in reader.text("p.removed")
         cite = page.locator("#answer p.answer a.cite")

@@ -69,6 +69,7 @@ def ask(
             "questions": len(answers),
             "supported": sum(a.supported for a in answers),
             "removed_citations": sum(len(a.removed) for a in answers),
+            "removed_sentences": sum(len(a.dropped) for a in answers),
         }
     if json_out:
         render_cli.print_json(console, [a.to_dict() for a in answers])
@@ -167,6 +168,9 @@ def print_answer(console: Console, answer: Answer, think: bool, many: bool) -> N
     if answer.removed:
         numbers = ", ".join(f"[{n}]" for n in answer.removed)
         console.print(f"[yellow]removed citations to sources not in the bundle: {numbers}[/]")
+    for dropped in answer.dropped:
+        console.print(f"[yellow]removed sentence ({dropped.reason}):[/]", end=" ")
+        console.print(dropped.sentence, markup=False, highlight=False)
     if result:
         print_token_summary(console, result, answer.prompt_tag)
 

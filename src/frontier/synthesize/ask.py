@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from frontier.llm.client import LLM
@@ -14,6 +14,7 @@ from frontier.llm.records import ChatResult
 from frontier.store.db import now, transaction
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
 from frontier.synthesize.citations import check_citations
+from frontier.synthesize.grounding import Dropped, ground_answer
 from frontier.synthesize.retrieve import Passage, Retriever, word_overlap
 
 NO_SUPPORT = "The KB has no support for this question."
@@ -41,6 +42,8 @@ class Answer:
     supported: bool
     cited: list[int] = field(default_factory=list)
     removed: list[int] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)  # sentences the sources do not bear out
+    quoted: bool = False  # the sources' closest sentences were added: the model cited none
     result: ChatResult | None = None
     prompt_tag: str = ""
     ask_id: int | None = None
@@ -54,6 +57,8 @@ class Answer:
             "supported": self.supported,
             "cited": self.cited,
             "removed_citations": self.removed,
+            "dropped_sentences": [asdict(d) for d in self.dropped],
+            "quoted_sources": self.quoted,
             "sources": [
                 {
                     "n": s.number,
@@ -183,8 +188,23 @@ def _messages(
 
 
 def _checked(question: str, bundle: Bundle, result: ChatResult, tag: str) -> Answer:
+    """Made-up citations out, then every sentence held against the sources it cites."""
     check = check_citations(result.content.strip(), bundle.numbers())
-    return Answer(question, check.text, bundle, True, check.cited, check.removed, result, tag)
+    grounded = ground_answer(check.text, bundle, question)
+    cited = [n for n in check.cited if f"[{n}]" in grounded.text]
+    cited += [n for n in bundle.numbers() if f"[{n}]" in grounded.text and n not in cited]
+    return Answer(
+        question,
+        grounded.text,
+        bundle,
+        True,
+        cited,
+        check.removed,
+        grounded.dropped,
+        grounded.quoted,
+        result,
+        tag,
+    )
 
 
 def save_answer(
@@ -193,7 +213,8 @@ def save_answer(
     with transaction(conn):
         cursor = conn.execute(
             "INSERT INTO asks (run_id, question, preset, topic, bundle, answer, supported, cited, "
-            "removed, model, prompt_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "removed, dropped, model, prompt_version, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 answer.question,
@@ -204,6 +225,7 @@ def save_answer(
                 int(answer.supported),
                 json.dumps(answer.cited),
                 json.dumps(answer.removed),
+                json.dumps([asdict(d) for d in answer.dropped]),
                 answer.result.model if answer.result else "",
                 answer.prompt_tag,
                 now(),

@@ -38,6 +38,10 @@ def cited_numbers(text: str) -> list[int]:
     return list(seen)
 
 
+def strip_citations(text: str) -> str:
+    return _CITE.sub(" ", text)
+
+
 def check_citations(text: str, valid: set[int]) -> CitationCheck:
     """Keep citations of sources in `valid`; drop the others from the text and report them."""
     check = CitationCheck(text)

@@ -127,6 +127,7 @@ class AskPage:
         save_answer(conn, outcome, run.id, topic, preset)
         run.summary = {"questions": 1, "supported": int(outcome.supported)}
         run.summary["removed_citations"] = len(outcome.removed)
+        run.summary["removed_sentences"] = len(outcome.dropped)
         return self._fragment(answer_data(outcome) | {"failure": ""})
 
     def _bundle(self, query: str, topic: str, preset: str, llm: LLM) -> Bundle:

@@ -1,0 +1,185 @@
+"""What a model-written answer may keep, decided by code sentence by sentence.
+
+A sentence goes when it repeats an earlier one, when it states a number that none of the
+sources it cites gives, when it states a number and cites nothing, or when it cites nothing
+and its words are not the sources' words. An answer left without a single citation gets the source
+sentences closest to the question, each cited, so every fact shown can be traced."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from frontier.synthesize.bundle import Bundle
+from frontier.synthesize.citations import cited_numbers, strip_citations
+from frontier.synthesize.retrieve import content_words, word_overlap
+
+REFUSAL = "the sources do not answer"  # the phrase the answer prompt asks for
+UNCITED_MIN_OVERLAP = 0.5  # share of an uncited sentence's content words the sources must hold
+SHORT_SENTENCE_WORDS = 3  # fewer content words than this: a transition, not a claim
+NEAR_DUPLICATE = 0.85  # word-set overlap at which a sentence counts as a repeat
+QUOTED_SENTENCES = 3
+MIN_QUOTED_CHARS = 40  # shorter pieces are headings and table cells
+
+_CITATION_AFTER_END = re.compile(r"([.!?])((?:\s*\[[\d\s,;\-–]+\])+)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"*\d])")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+_ANSWER_NUMBER = re.compile(r"(?<![\w.\-/])\d[\d,]*(?:\.\d+)?")
+_SOURCE_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twice": 2, "double": 2, "half": 0.5,
+    "hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000,
+}  # fmt: skip
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Dropped:
+    sentence: str
+    reason: str
+
+
+@dataclass
+class Grounded:
+    text: str
+    dropped: list[Dropped] = field(default_factory=list)
+    quoted: bool = False  # the source sentences closest to the question were added
+
+
+def ground_answer(text: str, bundle: Bundle, question: str) -> Grounded:
+    """Keep the sentences the sources bear out; report the rest with the reason."""
+    grounded = Grounded("")
+    seen: list[set[str]] = []
+    # after the plain refusal the model says what the sources cover, in words of its own
+    refused = REFUSAL in text.lower()
+    paragraphs = []
+    for paragraph in _CITATION_AFTER_END.sub(r"\2\1", text).split("\n"):
+        kept = [
+            sentence
+            for sentence in _SENTENCE_END.split(paragraph.strip())
+            if sentence and _keeps(sentence, bundle, question, seen, grounded.dropped, refused)
+        ]
+        paragraphs.append(" ".join(kept))
+    grounded.text = re.sub(r"\n{3,}", "\n\n", "\n".join(paragraphs)).strip()
+    if not cited_numbers(grounded.text) and REFUSAL not in grounded.text.lower():
+        quotes = closest_sentences(bundle, question)
+        if quotes:
+            grounded.text = "\n\n".join(filter(None, [grounded.text, quotes]))
+            grounded.quoted = True
+    return grounded
+
+
+def _keeps(
+    sentence: str,
+    bundle: Bundle,
+    question: str,
+    seen: list[set[str]],
+    dropped: list[Dropped],
+    refused: bool,
+) -> bool:
+    reason = _fault(sentence, bundle, question, seen, refused)
+    if reason:
+        dropped.append(Dropped(sentence.strip(), reason))
+        return False
+    return True
+
+
+def _fault(
+    sentence: str, bundle: Bundle, question: str, seen: list[set[str]], refused: bool
+) -> str:
+    """Why the sentence cannot stay, or '' when it can."""
+    words = _word_set(sentence)
+    if words and any(_jaccard(words, earlier) >= NEAR_DUPLICATE for earlier in seen):
+        return "repeats an earlier sentence"
+    seen.append(words)
+    valid = bundle.numbers()
+    cited = [n for n in cited_numbers(sentence) if n in valid]
+    if not cited:
+        return _uncited_fault(sentence, bundle, question, refused)
+    source_text = "\n".join(bundle.by_number(n).render() for n in cited)
+    unsupported = unsupported_numbers(sentence, f"{source_text}\n{question}")
+    if unsupported:
+        return f"states {', '.join(unsupported)}, which the sources it cites do not give"
+    return ""
+
+
+def _uncited_fault(sentence: str, bundle: Bundle, question: str, refused: bool) -> str:
+    """A number must be traceable to a source; other words must at least be the sources'."""
+    numbers = unsupported_numbers(sentence, question)
+    if numbers:
+        return f"states {', '.join(numbers)} without citing a source"
+    if refused:
+        return ""
+    source_text = bundle.render()
+    claim = strip_citations(sentence)
+    if len(content_words(claim)) < SHORT_SENTENCE_WORDS:
+        return ""
+    if word_overlap(claim, source_text) < UNCITED_MIN_OVERLAP:
+        return "cites no source, and the sources do not use its words"
+    return ""
+
+
+def unsupported_numbers(sentence: str, sources: str) -> list[str]:
+    """The numbers of `sentence` that `sources` do not give (a rounded value counts as given)."""
+    body = _LIST_MARKER.sub("", strip_citations(sentence))
+    given = _numbers_in(sources)
+    missing = []
+    for token in _ANSWER_NUMBER.findall(body):
+        values = _values(token.rstrip(","))
+        if values and not all(_is_given(value, given) for value in values):
+            missing.append(token.rstrip(","))
+    return missing
+
+
+def _numbers_in(text: str) -> set[Decimal]:
+    numbers = {value for token in _SOURCE_NUMBER.findall(text) for value in _values(token)}
+    words = set(_WORD.findall(text.lower()))
+    numbers.update(Decimal(str(v)) for word, v in _NUMBER_WORDS.items() if word in words)
+    return numbers
+
+
+def _values(token: str) -> list[Decimal]:
+    """'1,024' is one number; '3,5' lists two."""
+    parts = [token.replace(",", "")] if _THOUSANDS.fullmatch(token) else token.split(",")
+    values = []
+    for part in parts:
+        try:
+            values.append(Decimal(part))
+        except InvalidOperation:
+            continue
+    return values
+
+
+def _is_given(value: Decimal, given: set[Decimal]) -> bool:
+    if value in given:
+        return True
+    places = max(0, -value.as_tuple().exponent)  # type: ignore[operator]
+    return any(round(number, places) == value for number in given)
+
+
+def _word_set(sentence: str) -> set[str]:
+    return set(_WORD.findall(strip_citations(sentence).lower()))
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def closest_sentences(bundle: Bundle, question: str, count: int = QUOTED_SENTENCES) -> str:
+    """The source sentences that hold most of the question's content words, each cited."""
+    scored = []
+    for source in bundle.sources:
+        # a paper's own reference marks ("[52]") would read as citations of the bundle
+        text = " ".join(strip_citations(source.text).split())
+        for sentence in _SENTENCE_END.split(re.sub(r"\s+([.,;:])", r"\1", text)):
+            share = word_overlap(question, sentence)
+            if len(sentence) >= MIN_QUOTED_CHARS and share > 0:
+                scored.append((share, -source.number, sentence, source))
+    scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    lines = [f'- "{sentence}" [{source.number}]' for _, _, sentence, source in scored[:count]]
+    if not lines:
+        return ""
+    return "The sources' own sentences closest to the question:\n" + "\n".join(lines)

@@ -1,0 +1,104 @@
+"""An answer keeps only what its sources bear out: repeats, untraceable numbers and foreign
+sentences go, each with its reason; an answer left without citations gets cited quotes."""
+
+from __future__ import annotations
+
+from frontier.synthesize.bundle import Bundle, Source
+from frontier.synthesize.citations import cited_numbers
+from frontier.synthesize.grounding import ground_answer, unsupported_numbers
+
+PAGED = (
+    "vLLM stores the KV cache in blocks of 16 tokens [12]. Internal fragmentation stays below "
+    "4% of the cache. The scheduler preempts whole sequences and swaps them to CPU memory."
+)
+SPLIT = (
+    "DistServe places prefill and decode on different GPUs. It serves 7.4 times more requests "
+    "within the latency target, and its placement search runs in 1,024 steps on four nodes."
+)
+QUESTION = "How do serving systems manage KV cache memory?"
+
+
+def bundle() -> Bundle:
+    return Bundle(
+        [
+            Source(1, "2309.06180", "Paged attention", "2023-09-12", (4,), PAGED),
+            Source(2, "2401.09670", "Disaggregated serving", "2024-01-18", (6,), SPLIT),
+        ]
+    )
+
+
+def test_repeats_are_removed_and_reported() -> None:
+    paragraph = "vLLM keeps the KV cache in blocks [1]. The scheduler swaps sequences to CPU [1]."
+    grounded = ground_answer(f"{paragraph}\n\n{paragraph}\n\n{paragraph}", bundle(), QUESTION)
+    assert grounded.text == paragraph
+    assert [d.reason for d in grounded.dropped] == ["repeats an earlier sentence"] * 4
+
+
+def test_a_number_must_be_in_a_source_the_sentence_cites() -> None:
+    text = (
+        "Blocks hold 16 tokens [1]. Fragmentation stays under 4% [1]. "
+        "DistServe serves 7.4 times more requests [1]. It serves 7 times more [2]. "
+        "Its search runs in 1024 steps [2]."
+    )
+    grounded = ground_answer(text, bundle(), QUESTION)
+    assert grounded.text == (
+        "Blocks hold 16 tokens [1]. Fragmentation stays under 4% [1]. "
+        "It serves 7 times more [2]. Its search runs in 1024 steps [2]."
+    )
+    (dropped,) = grounded.dropped
+    assert dropped.sentence.startswith("DistServe serves 7.4")
+    assert dropped.reason == "states 7.4, which the sources it cites do not give"
+
+
+def test_numbers_are_matched_as_values() -> None:
+    sources = "a 3.46x gain on 1,024 GPUs, four nodes, batch sizes 8, 16 and 32"
+    assert unsupported_numbers("a 3.5x gain on 1024 GPUs and 4 nodes", sources) == []
+    assert unsupported_numbers("batch sizes 8,16", sources) == []
+    assert unsupported_numbers("a 3.4x gain on 2,048 GPUs", sources) == ["3.4", "2,048"]
+    # numbers inside names, citations and list marks are not claims of the sentence
+    assert unsupported_numbers("1. GPT-3 on A100 with Llama-2-70B [7]", sources) == []
+
+
+def test_uncited_sentences_need_the_sources_words_and_no_numbers() -> None:
+    text = (
+        "The scheduler preempts whole sequences and swaps them to CPU memory. "
+        "Prefill runs 9 times faster. "
+        "Quantum annealing schedules photonic interconnect bandwidth across datacentres. "
+        "In short, both page memory [1][2]."
+    )
+    grounded = ground_answer(text, bundle(), QUESTION)
+    assert grounded.text == (
+        "The scheduler preempts whole sequences and swaps them to CPU memory. "
+        "In short, both page memory [1][2]."
+    )
+    assert [d.reason for d in grounded.dropped] == [
+        "states 9 without citing a source",
+        "cites no source, and the sources do not use its words",
+    ]
+    assert not grounded.quoted
+
+
+def test_a_citation_after_the_full_stop_stays_with_its_sentence() -> None:
+    grounded = ground_answer("Blocks hold 16 tokens. [1] Decode runs apart. [2]", bundle(), "")
+    assert grounded.text == "Blocks hold 16 tokens [1]. Decode runs apart [2]."
+    assert not grounded.dropped
+
+
+def test_an_answer_without_citations_gets_cited_quotes_from_the_sources() -> None:
+    grounded = ground_answer("vLLM manages the KV cache memory in blocks.", bundle(), QUESTION)
+    assert grounded.quoted
+    head, quoted = grounded.text.split("\n\n")
+    assert head == "vLLM manages the KV cache memory in blocks."
+    quotes = quoted.split("\n")[1:]
+    assert len(quotes) == 3 and all(line.startswith('- "') for line in quotes)
+    assert set(cited_numbers(grounded.text)) <= {1, 2}
+    assert "[12]" not in grounded.text  # the paper's own reference mark is not quoted as one
+    assert "KV cache in blocks of 16 tokens" in quotes[0]
+
+
+def test_the_plain_refusal_is_kept_as_written() -> None:
+    text = "The sources do not answer this. They cover paging and disaggregation."
+    grounded = ground_answer(text, bundle(), "What does a 2030 accelerator cost?")
+    assert grounded.text == text and not grounded.dropped and not grounded.quoted
+    guessed = ground_answer(f"{text} It costs 40,000 dollars.", bundle(), "")
+    assert guessed.text == text and guessed.dropped[0].reason.startswith("states 40,000")

@@ -42,7 +42,7 @@ NAIVE_FUSION = Fusion(k=60, bm25=1, dense=1, paper=0, window=0)  # plain RRF of 
 NO_WINDOWS = replace(DEFAULT_FUSION, window=0)  # what the sentence-window list adds
 
 
-def build_workspace(directory: Path, pdfs: Path) -> Workspace:
+def build_workspace(directory: Path, pdfs: Path = PDFS) -> Workspace:
     """Ingest the PDFs and embed every chunk (reused when the workspace exists)."""
     if (directory / "frontier.toml").exists():
         ws = open_workspace(directory)

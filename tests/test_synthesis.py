@@ -16,8 +16,9 @@ from helpers import corpus, db, run_cli
 
 from frontier.curate.vectors import ensure_chunk_vectors
 from frontier.llm.embeddings import load_embedder
-from frontier.synthesize.ask import NO_SUPPORT
+from frontier.synthesize.ask import NO_SUPPORT, build_bundle
 from frontier.synthesize.citations import check_citations, cited_numbers
+from frontier.synthesize.grounding import ground_answer
 from frontier.synthesize.retrieve import Retriever
 from frontier.workspace import open_workspace
 
@@ -97,6 +98,25 @@ def test_hybrid_retrieval_finds_the_paper_and_the_page(pdf_kb: Path) -> None:
         assert len({(p.paper_id, p.page) for p in top}) == len(top)  # pages, not chunks
     assert paper_hits == len(items)
     assert page_hits >= 0.8 * len(items)
+
+
+def test_quotes_for_an_uncited_answer_come_from_the_answer_pages(pdf_kb: Path) -> None:
+    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    items = [item for item in items if item["file"] in FILES]
+    conn = db(pdf_kb)
+    ids = {Path(r[1]).name: r[0] for r in conn.execute("SELECT id, source_ref FROM papers")}
+    retriever = Retriever(conn)
+    on_page = 0
+    for item in items:
+        bundle = build_bundle(conn, retriever, item["question"], 6000)
+        grounded = ground_answer("Nothing cited here at all.", bundle, item["question"])
+        numbers = cited_numbers(grounded.text)
+        assert grounded.quoted and 1 <= len(numbers) <= 3 and set(numbers) <= bundle.numbers()
+        sources = [bundle.by_number(n) for n in numbers]
+        on_page += any(
+            s.paper_id == ids[item["file"]] and set(s.pages) & set(item["pages"]) for s in sources
+        )
+    assert on_page >= 0.6 * len(items)
 
 
 def test_search_is_hybrid_with_the_same_json_shape(pdf_kb: Path) -> None:

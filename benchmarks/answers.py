@@ -1,0 +1,132 @@
+"""Answers on the embedded model, one run: what the sentence check takes out of them and
+whether what is left still cites the page that holds the answer.
+
+For each question (every k-th of the retrieval set) the model answers over the sources `ask`
+retrieves. The baseline is the model's own text with only made-up [n] removed; the checked
+answer is what `ask` shows. Both are scored on the same replies:
+
+- sentences, and how many the check removes (by reason);
+- answers citing a source on an answer page (the right paper and a page of the question's);
+- answers with no citation at all, and answers given the sources' closest sentences instead.
+
+    python benchmarks/answers.py [--workspace DIR] [--every K]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sqlite3
+import statistics
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from retrieval import QUESTIONS, build_workspace, paper_ids_by_file
+
+from frontier.llm.client import LLM
+from frontier.synthesize.ask import Answer, answer_over, budget_for, build_bundle
+from frontier.synthesize.bundle import Bundle
+from frontier.synthesize.citations import check_citations, cited_numbers
+from frontier.synthesize.grounding import split_sentences
+from frontier.synthesize.retrieve import Retriever
+
+
+def cites_answer_page(text: str, bundle: Bundle, paper_id: str, pages: set[int]) -> bool:
+    for number in cited_numbers(text):
+        if number in bundle.numbers():
+            source = bundle.by_number(number)
+            if source.paper_id == paper_id and pages & set(source.pages):
+                return True
+    return False
+
+
+def sentence_count(text: str) -> int:
+    return sum(len(split_sentences(line)) for line in text.splitlines())
+
+
+async def answer_each(
+    conn: sqlite3.Connection, settings: object, field: str, questions: list[dict]
+) -> list[tuple[dict, Answer, float]]:
+    llm = LLM(settings, conn, use_cache=False)  # type: ignore[arg-type]
+    retriever = Retriever(conn)
+    done = []
+    try:
+        for item in questions:
+            bundle = build_bundle(conn, retriever, item["question"], budget_for(llm))
+            started = time.perf_counter()
+            answer = await answer_over(llm, field, item["question"], bundle)
+            done.append((item, answer, time.perf_counter() - started))
+    finally:
+        await llm.aclose()
+    return done
+
+
+def report(done: list[tuple[dict, Answer, float]], ids: dict[str, str]) -> None:
+    raw_sentences = kept_sentences = raw_right = checked_right = 0
+    raw_uncited = checked_uncited = quoted = 0
+    reasons: Counter[str] = Counter()
+    for item, answer, _ in done:
+        if answer.result is None:
+            continue
+        paper, pages = ids[item["file"]], set(item["pages"])
+        raw = check_citations(answer.result.content.strip(), answer.bundle.numbers()).text
+        raw_sentences += sentence_count(raw)
+        kept_sentences += sentence_count(raw) - len(answer.dropped)
+        raw_right += cites_answer_page(raw, answer.bundle, paper, pages)
+        checked_right += cites_answer_page(answer.text, answer.bundle, paper, pages)
+        raw_uncited += not cited_numbers(raw)
+        checked_uncited += not cited_numbers(answer.text)
+        quoted += answer.quoted
+        reasons.update(_kind(d.reason) for d in answer.dropped)
+    n = len(done)
+    seconds = [s for _, _, s in done]
+    print(f"{n} questions, embedded model, p50 {statistics.median(seconds):.1f} s per answer")
+    print(f"{'':<44}{'model text':>12}{'checked':>10}")
+    print(f"{'sentences':<44}{raw_sentences:>12}{kept_sentences:>10}")
+    print(f"{'answers citing an answer page':<44}{raw_right:>12}{checked_right:>10}")
+    print(f"{'answers without any citation':<44}{raw_uncited:>12}{checked_uncited:>10}")
+    print(f"{'answers given the closest source sentences':<44}{'':>12}{quoted:>10}")
+    print("removed sentences by reason:")
+    for reason, count in reasons.most_common():
+        print(f"  {count:>4}  {reason}")
+    share = kept_sentences / max(raw_sentences, 1)
+    print(
+        f"\nkept / model sentences: {share:.2f}; answer-page citations checked / model text: "
+        f"{checked_right / max(raw_right, 1):.2f}"
+    )
+
+
+def _kind(reason: str) -> str:
+    if reason.startswith("repeats"):
+        return "repeats an earlier sentence"
+    if "without citing" in reason:
+        return "states a number, cites nothing"
+    if reason.startswith("states"):
+        return "states a number its sources do not give"
+    return "cites nothing, words foreign to the sources"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workspace", type=Path, help="reuse (or create) this KB")
+    parser.add_argument("--every", type=int, default=6, help="take every K-th question")
+    args = parser.parse_args()
+    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    questions = items[:: args.every]
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = build_workspace(args.workspace or Path(tmp) / "kb")
+        ids = paper_ids_by_file(ws)
+        with contextlib.closing(ws.connect()) as conn:
+            done = asyncio.run(
+                answer_each(conn, ws.settings.llm, ws.settings.field.name, questions)
+            )
+    report(done, ids)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,11 +1,13 @@
 """An answer keeps only what its sources bear out: repeats, untraceable numbers and foreign
-sentences go, each with its reason; an answer left without citations gets cited quotes."""
+sentences go, each with its reason; an answer left without citations gets cited quotes. A map's
+theme keeps the model's name only when the name fits its papers."""
 
 from __future__ import annotations
 
 from frontier.synthesize.bundle import Bundle, Source
 from frontier.synthesize.citations import cited_numbers
 from frontier.synthesize.grounding import ground_answer, unsupported_numbers
+from frontier.synthesize.themes import keyword_name, name_misfit
 
 PAGED = (
     "vLLM stores the KV cache in blocks of 16 tokens [12]. Internal fragmentation stays below "
@@ -78,6 +80,13 @@ def test_uncited_sentences_need_the_sources_words_and_no_numbers() -> None:
     assert not grounded.quoted
 
 
+def test_a_sentence_citing_only_sources_outside_the_list_goes() -> None:
+    text = "Blocks hold 16 tokens [1][7]. Decode runs apart [9]. Prefill and decode split [2]."
+    grounded = ground_answer(text, bundle(), QUESTION)
+    assert grounded.text == "Blocks hold 16 tokens [1][7]. Prefill and decode split [2]."
+    assert [d.reason for d in grounded.dropped] == ["cites only [9], not among its sources"]
+
+
 def test_a_citation_after_the_full_stop_stays_with_its_sentence() -> None:
     grounded = ground_answer("Blocks hold 16 tokens. [1] Decode runs apart. [2]", bundle(), "")
     assert grounded.text == "Blocks hold 16 tokens [1]. Decode runs apart [2]."
@@ -103,3 +112,15 @@ def test_the_plain_refusal_is_kept_as_written() -> None:
     assert grounded.text == text and not grounded.dropped and not grounded.quoted
     guessed = ground_answer(f"{text} It costs 40,000 dollars.", bundle(), "")
     assert guessed.text == text and guessed.dropped[0].reason.startswith("states 40,000")
+
+
+def test_a_theme_name_must_fit_its_papers_and_be_its_own() -> None:
+    titles = ["GPTQ: Accurate Post-Training Quantization", "AWQ: Activation-aware Quantization"]
+    name = "Weight quantization after training"
+    assert name_misfit(name, titles, set()) == ""
+    assert name_misfit(name, titles, {name.lower()}) == "another theme has this name"
+    assert name_misfit("LIMITED_QUANTIZATION", titles, set()) == "an identifier, not a name"
+    no_word = "shares no particular word with its papers' titles"
+    assert name_misfit("Efficient LLM serving", titles, set()) == no_word  # every paper's words
+    assert name_misfit("Speculative decoding", titles, set()) == no_word
+    assert keyword_name(titles, [*titles, "Speculative Decoding"]).startswith("Quantization")

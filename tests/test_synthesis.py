@@ -57,7 +57,10 @@ def model(pdf_kb: Path) -> Iterator[tuple[FakeOpenAI, dict[str, str]]]:
                     "papers": [1, 99],
                 }
             ],
-            "takeaways": [{"text": "Adopt paged KV cache memory first [1].", "papers": [1]}],
+            "takeaways": [
+                {"text": "Adopt paged KV cache memory first [1].", "papers": [1]},
+                {"text": "Paging cuts serving cost 913.7 times [1].", "papers": [1]},
+            ],
             "notes": [
                 {"text": "Paged attention stores the KV cache in blocks [1].", "papers": [1]}
             ],
@@ -188,10 +191,28 @@ def test_map_removes_made_up_citations_and_proposes_gaps(
     result = run_cli("-w", str(pdf_kb), "map", "--json", env=env)
     assert result.code == 0, result.err
     data = result.json()
-    assert sorted(r["n"] for r in data["removed_citations"]) == [42, 42, 77, 99]
+    # a theme's summary may cite only its own papers: [1][2] stay where they are members, and a
+    # summary citing none of its papers goes whole
+    in_themes = [
+        n
+        for t in data["themes"]
+        if {1, 2} & set(t["members"])
+        for n in (1, 2, 42)
+        if n not in t["members"]
+    ]
+    assert sorted(r["n"] for r in data["removed_citations"]) == sorted([*in_themes, 77, 99])
+    assert [t["text"] for t in data["takeaways"]] == ["Adopt paged KV cache memory first [1]."]
+    dropped = {(d["where"], d["sentence"]): d["reason"] for d in data["removed_sentences"]}
+    assert "913.7" in dropped["takeaways", "Paging cuts serving cost 913.7 times [1]."]
+    names = [t["name"] for t in data["themes"]]
+    assert len(set(names)) == len(names)  # the same reply for every theme names only one
+    renamed = sum(name != "Paged KV cache memory" for name in names)
+    assert renamed and sum(where == "theme name" for where, _ in dropped) == renamed
     path = Path(data["path"])
     assert path == pdf_kb / "kb" / "maps" / f"{dt.date.today().isoformat()}-all.md"
     assert_citations_resolve(path.read_text(), len(FILES))
+    check_section = path.read_text().split("## Citation check")[1]
+    assert "takeaways: Paging cuts serving cost 913.7 times" in check_section
     assert [len(t["members"]) for t in data["themes"]] and sum(
         len(t["members"]) for t in data["themes"]
     ) == len(FILES)

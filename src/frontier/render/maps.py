@@ -87,6 +87,16 @@ def map_page(row: sqlite3.Row) -> str:
     )
     for failure in content.get("failures", []):
         lines.append(f"- The model gave no usable {text(failure)}")
+    dropped = content.get("removed_sentences", [])
+    if dropped:
+        lines += [
+            "",
+            f"Removed {len(dropped)} sentence(s) or name(s) the papers do not bear out:",
+            "",
+        ]
+        lines += [
+            f"- {text(d['where'])}: {text(d['sentence'])} ({text(d['reason'])})" for d in dropped
+        ]
     lines += ["", "## Bundle", ""]
     lines += bullets(
         (

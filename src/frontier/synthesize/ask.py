@@ -188,17 +188,15 @@ def _messages(
 
 
 def _checked(question: str, bundle: Bundle, result: ChatResult, tag: str) -> Answer:
-    """Made-up citations out, then every sentence held against the sources it cites."""
-    check = check_citations(result.content.strip(), bundle.numbers())
-    grounded = ground_answer(check.text, bundle, question)
-    cited = [n for n in check.cited if f"[{n}]" in grounded.text]
-    cited += [n for n in bundle.numbers() if f"[{n}]" in grounded.text and n not in cited]
+    """Every sentence held against the sources it cites, then made-up citations out."""
+    grounded = ground_answer(result.content.strip(), bundle, question)
+    check = check_citations(grounded.text, bundle.numbers())
     return Answer(
         question,
-        grounded.text,
+        check.text,
         bundle,
         True,
-        cited,
+        check.cited,
         check.removed,
         grounded.dropped,
         grounded.quoted,

@@ -2,8 +2,9 @@
 
 A sentence goes when it repeats an earlier one, when it states a number that none of the
 sources it cites gives, when it states a number and cites nothing, or when it cites nothing
-and its words are not the sources' words. An answer left without a single citation gets the source
-sentences closest to the question, each cited, so every fact shown can be traced."""
+and its words are not the sources' words. An answer left without a single citation gets the
+source sentences closest to the question, each cited, so every fact shown can be traced. A
+map's prose gets the same check, save that it may sum up without citing."""
 
 from __future__ import annotations
 
@@ -54,19 +55,7 @@ class Grounded:
 
 def ground_answer(text: str, bundle: Bundle, question: str) -> Grounded:
     """Keep the sentences the sources bear out; report the rest with the reason."""
-    grounded = Grounded("")
-    seen: list[set[str]] = []
-    # after the plain refusal the model says what the sources cover, in words of its own
-    refused = REFUSAL in text.lower()
-    paragraphs = []
-    for paragraph in _CITATION_AFTER_END.sub(r"\2\1", text).split("\n"):
-        kept = [
-            sentence
-            for sentence in split_sentences(paragraph)
-            if _keeps(sentence, bundle, question, seen, grounded.dropped, refused)
-        ]
-        paragraphs.append(" ".join(kept))
-    grounded.text = re.sub(r"\n{3,}", "\n\n", "\n".join(paragraphs)).strip()
+    grounded = check_sentences(text, bundle, question, strict=True)
     if not cited_numbers(grounded.text) and REFUSAL not in grounded.text.lower():
         quotes = closest_sentences(bundle, question)
         if quotes:
@@ -75,58 +64,78 @@ def ground_answer(text: str, bundle: Bundle, question: str) -> Grounded:
     return grounded
 
 
+def check_sentences(
+    text: str,
+    bundle: Bundle,
+    question: str = "",
+    strict: bool = False,
+    valid: set[int] | None = None,
+) -> Grounded:
+    """Each sentence held against the sources; a sentence may cite only numbers in `valid` (the
+    bundle's by default). Not `strict` (a map's prose, which sums up many papers): an uncited
+    sentence may use words of its own and numbers any source gives."""
+    valid = bundle.numbers() if valid is None else valid
+    check = _SentenceCheck(bundle, valid, question, strict, refused=REFUSAL in text.lower())
+    paragraphs = [
+        " ".join(sentence for sentence in split_sentences(paragraph) if check.keeps(sentence))
+        for paragraph in _CITATION_AFTER_END.sub(r"\2\1", text).split("\n")
+    ]
+    joined = re.sub(r"\n{3,}", "\n\n", "\n".join(paragraphs)).strip()
+    return Grounded(joined, check.dropped)
+
+
 def split_sentences(paragraph: str) -> list[str]:
     return [sentence for sentence in _SENTENCE_END.split(paragraph.strip()) if sentence]
 
 
-def _keeps(
-    sentence: str,
-    bundle: Bundle,
-    question: str,
-    seen: list[set[str]],
-    dropped: list[Dropped],
-    refused: bool,
-) -> bool:
-    reason = _fault(sentence, bundle, question, seen, refused)
-    if reason:
-        dropped.append(Dropped(sentence.strip(), reason))
-        return False
-    return True
+@dataclass
+class _SentenceCheck:
+    bundle: Bundle
+    valid: set[int]
+    question: str
+    strict: bool
+    refused: bool  # after the plain refusal the model says what the sources cover, in its words
+    seen: list[set[str]] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
 
+    def keeps(self, sentence: str) -> bool:
+        reason = self.fault(sentence)
+        if reason:
+            self.dropped.append(Dropped(sentence.strip(), reason))
+        return not reason
 
-def _fault(
-    sentence: str, bundle: Bundle, question: str, seen: list[set[str]], refused: bool
-) -> str:
-    """Why the sentence cannot stay, or '' when it can."""
-    words = _word_set(sentence)
-    if words and any(_jaccard(words, earlier) >= NEAR_DUPLICATE for earlier in seen):
-        return "repeats an earlier sentence"
-    seen.append(words)
-    valid = bundle.numbers()
-    cited = [n for n in cited_numbers(sentence) if n in valid]
-    if not cited:
-        return _uncited_fault(sentence, bundle, question, refused)
-    source_text = "\n".join(bundle.by_number(n).render() for n in cited)
-    unsupported = unsupported_numbers(sentence, f"{source_text}\n{question}")
-    if unsupported:
-        return f"states {', '.join(unsupported)}, which the sources it cites do not give"
-    return ""
-
-
-def _uncited_fault(sentence: str, bundle: Bundle, question: str, refused: bool) -> str:
-    """A number must be traceable to a source; other words must at least be the sources'."""
-    numbers = unsupported_numbers(sentence, question)
-    if numbers:
-        return f"states {', '.join(numbers)} without citing a source"
-    if refused:
+    def fault(self, sentence: str) -> str:
+        """Why the sentence cannot stay, or '' when it can."""
+        words = _word_set(sentence)
+        if words and any(_jaccard(words, earlier) >= NEAR_DUPLICATE for earlier in self.seen):
+            return "repeats an earlier sentence"
+        self.seen.append(words)
+        written = cited_numbers(sentence)
+        cited = [n for n in written if n in self.valid]
+        if written and not cited:
+            return f"cites only {''.join(f'[{n}]' for n in written)}, not among its sources"
+        if not cited:
+            return self.uncited_fault(sentence)
+        source_text = "\n".join(self.bundle.by_number(n).render() for n in cited)
+        unsupported = unsupported_numbers(sentence, f"{source_text}\n{self.question}")
+        if unsupported:
+            return f"states {', '.join(unsupported)}, which the sources it cites do not give"
         return ""
-    source_text = bundle.render()
-    claim = strip_citations(sentence)
-    if len(content_words(claim)) < SHORT_SENTENCE_WORDS:
+
+    def uncited_fault(self, sentence: str) -> str:
+        """A number must be traceable to a source; other words must at least be the sources'."""
+        if not self.strict:
+            unsupported = unsupported_numbers(sentence, f"{self.bundle.render()}\n{self.question}")
+            return f"states {', '.join(unsupported)}, which no source gives" if unsupported else ""
+        numbers = unsupported_numbers(sentence, self.question)
+        if numbers:
+            return f"states {', '.join(numbers)} without citing a source"
+        claim = strip_citations(sentence)
+        if self.refused or len(content_words(claim)) < SHORT_SENTENCE_WORDS:
+            return ""
+        if word_overlap(claim, self.bundle.render()) < UNCITED_MIN_OVERLAP:
+            return "cites no source, and the sources do not use its words"
         return ""
-    if word_overlap(claim, source_text) < UNCITED_MIN_OVERLAP:
-        return "cites no source, and the sources do not use its words"
-    return ""
 
 
 def unsupported_numbers(sentence: str, sources: str) -> list[str]:

@@ -19,8 +19,9 @@ from frontier.llm.records import LLMFailure, Usage
 from frontier.synthesize.ask import budget_for
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import check_citations, check_numbers, cited_numbers
+from frontier.synthesize.grounding import Dropped, check_sentences
 from frontier.synthesize.papers import DIGEST_TOKENS, batches, paper_bundle, title_list
-from frontier.synthesize.themes import cluster, keyword_name
+from frontier.synthesize.themes import cluster, keyword_name, name_misfit
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _PLACEHOLDER = re.compile(r"^\W*$|<[^>]*>|\.\.\.|…")
@@ -96,6 +97,7 @@ class ResearchMap:
     problems: list[Item] = field(default_factory=list)
     takeaways: list[Item] = field(default_factory=list)
     removed: list[tuple[str, int]] = field(default_factory=list)
+    dropped: list[tuple[str, Dropped]] = field(default_factory=list)  # sentences taken out
     failures: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     model: str = ""
@@ -122,6 +124,9 @@ class ResearchMap:
             "open_problems": [i.__dict__ for i in self.problems],
             "takeaways": [i.__dict__ for i in self.takeaways],
             "removed_citations": [{"where": w, "n": n} for w, n in self.removed],
+            "removed_sentences": [
+                {"where": w, "sentence": d.sentence, "reason": d.reason} for w, d in self.dropped
+            ],
             "failures": self.failures,
             "model": self.model,
             "prompt_version": self.prompt_tag,
@@ -177,8 +182,13 @@ class MapWriter:
         return reply.value
 
 
-def _checked(rmap: ResearchMap, where: str, text: str, valid: set[int]) -> str:
-    check = check_citations(text.strip(), valid)
+def _checked(
+    rmap: ResearchMap, where: str, text: str, valid: set[int], bundle: Bundle | None = None
+) -> str:
+    """Each sentence held against the papers, then citations outside `valid` removed."""
+    grounded = check_sentences(text.strip(), bundle or rmap.bundle, valid=valid)
+    rmap.dropped.extend((where, dropped) for dropped in grounded.dropped)
+    check = check_citations(grounded.text, valid)
     rmap.removed.extend((where, n) for n in check.removed)
     return check.text
 
@@ -200,7 +210,8 @@ async def _notes_context(writer: MapWriter, rmap: ResearchMap, budget: int) -> s
         valid = group.numbers()
         reply = await writer.call(NotesReply, rmap, group.render(), "notes")
         for note in reply.notes if reply else []:
-            lines.append("- " + _checked(rmap, "notes", note.text, valid))
+            if text := _checked(rmap, "notes", note.text, valid, group):
+                lines.append("- " + text)
     return f"{title_list(rmap.bundle)}\n\nNotes on these papers:\n" + "\n".join(lines)
 
 
@@ -225,33 +236,41 @@ async def write_map(
         context = await _notes_context(writer, rmap, budget)
     vectors = ensure_paper_vectors(conn, embedder, papers)
     matrix = np.stack([vectors[paper["id"]] for paper in papers])
-    titles = {source.number: source.title for source in rmap.bundle.sources}
-    all_titles = list(titles.values())
     for group in cluster(matrix):
         members = [index + 1 for index in group]
         reply = await writer.call(
             ThemeReply, rmap, context, "theme", members=", ".join(f"[{n}]" for n in members)
         )
-        name = reply.name if reply else keyword_name([titles[n] for n in members], all_titles)
-        summary = _checked(rmap, "theme", reply.summary, valid) if reply else ""
+        name = _theme_name(rmap, reply.name if reply else "", members)
+        # a theme's summary says what its own papers share: citing others is an error
+        summary = _checked(rmap, "theme", reply.summary, set(members)) if reply else ""
         rmap.themes.append(Theme(name, summary, members))
     rmap.chronology = chronology(rmap.bundle)
     overview = await writer.call(OverviewReply, rmap, context, "overview")
     rmap.overview = _checked(rmap, "overview", overview.overview, valid) if overview else ""
     problems = await writer.call(ProblemsReply, rmap, context, "problems")
     for item in problems.problems if problems else []:
-        rmap.problems.append(
-            Item(
-                _checked(rmap, "open problems", item.problem, valid),
-                _checked_numbers(rmap, "open problems", item.papers, valid),
+        if text := _checked(rmap, "open problems", item.problem, valid):
+            rmap.problems.append(
+                Item(text, _checked_numbers(rmap, "open problems", item.papers, valid))
             )
-        )
     takeaways = await writer.call(TakeawaysReply, rmap, context, "takeaways")
     for item in takeaways.takeaways if takeaways else []:
-        rmap.takeaways.append(
-            Item(
-                _checked(rmap, "takeaways", item.text, valid),
-                _checked_numbers(rmap, "takeaways", item.papers, valid),
+        if text := _checked(rmap, "takeaways", item.text, valid):
+            rmap.takeaways.append(
+                Item(text, _checked_numbers(rmap, "takeaways", item.papers, valid))
             )
-        )
     return rmap
+
+
+def _theme_name(rmap: ResearchMap, proposed: str, members: list[int]) -> str:
+    """The model's name when it fits its papers, else one made from their titles."""
+    titles = {source.number: source.title for source in rmap.bundle.sources}
+    member_titles = [titles[n] for n in members]
+    misfit = name_misfit(proposed, member_titles, {theme.name.lower() for theme in rmap.themes})
+    if proposed and not misfit:
+        return proposed
+    if proposed:
+        reason = f"{misfit}; named from the titles instead"
+        rmap.dropped.append(("theme name", Dropped(proposed, reason)))
+    return keyword_name(member_titles, list(titles.values()))

@@ -85,12 +85,27 @@ def keyword_name(member_titles: list[str], all_titles: list[str], words: int = 3
     """A theme name by code (when the model gives none): the title words most particular to
     the members, weighted by how rare they are across all titles."""
 
-    def terms(title: str) -> set[str]:
-        return {w.lower() for w in _TITLE_WORD.findall(title)} - _GENERIC
-
-    df = Counter(term for title in all_titles for term in terms(title))
-    tf = Counter(term for title in member_titles for term in terms(title))
+    df = Counter(term for title in all_titles for term in _terms(title))
+    tf = Counter(term for title in member_titles for term in _terms(title))
     total = len(all_titles) or 1
     ranked = sorted(tf, key=lambda t: (-tf[t] * math.log((total + 1) / df[t]), t))
     chosen = [t for t in ranked if tf[t] > 1][:words] or ranked[:words]
     return ", ".join(chosen).capitalize() if chosen else "Other papers"
+
+
+def name_misfit(name: str, member_titles: list[str], taken: set[str]) -> str:
+    """Why a model's theme name does not fit, or '' when it does: it must be new among the
+    themes, read as words (not an identifier such as LIMITED_RESP), and share a particular word
+    with its papers' titles."""
+    if name.strip().lower() in taken:
+        return "another theme has this name"
+    if "_" in name:
+        return "an identifier, not a name"
+    stems = {t[:5] for title in member_titles for t in _terms(title)}
+    if not any(t[:5] in stems for t in _terms(name)):
+        return "shares no particular word with its papers' titles"
+    return ""
+
+
+def _terms(text: str) -> set[str]:
+    return {w.lower() for w in _TITLE_WORD.findall(text)} - _GENERIC

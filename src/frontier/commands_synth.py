@@ -27,6 +27,7 @@ from frontier.synthesize.ask import (
     save_answer,
 )
 from frontier.synthesize.bundle import Bundle
+from frontier.synthesize.grounding import REPEAT, Dropped
 from frontier.synthesize.papers import select_papers
 from frontier.synthesize.proposals import map_path, propose_gaps, save_map
 from frontier.synthesize.researchmap import ResearchMap, write_map
@@ -168,11 +169,20 @@ def print_answer(console: Console, answer: Answer, think: bool, many: bool) -> N
     if answer.removed:
         numbers = ", ".join(f"[{n}]" for n in answer.removed)
         console.print(f"[yellow]removed citations to sources not in the bundle: {numbers}[/]")
-    for dropped in answer.dropped:
-        console.print(f"[yellow]removed sentence ({dropped.reason}):[/]", end=" ")
-        console.print(dropped.sentence, markup=False, highlight=False)
+    print_removed_sentences(console, answer.dropped)
     if result:
         print_token_summary(console, result, answer.prompt_tag)
+
+
+def print_removed_sentences(console: Console, dropped: list[Dropped]) -> None:
+    """Each removed sentence with its reason; repeats only as a count (they are noise)."""
+    repeats = sum(d.reason == REPEAT for d in dropped)
+    if repeats:
+        console.print(f"[yellow]removed {repeats} sentence(s) repeating an earlier one[/]")
+    for item in dropped:
+        if item.reason != REPEAT:
+            console.print(f"[yellow]removed ({item.reason}):[/]", end=" ")
+            console.print(item.sentence, markup=False, highlight=False)
 
 
 def research_map(
@@ -215,6 +225,7 @@ def research_map(
         run.summary = {
             "papers": len(papers),
             "removed_citations": len(rmap.removed),
+            "removed_sentences": len(rmap.dropped),
             "failures": len(rmap.failures),
             "proposed_gaps": sum(1 for g in gaps if g["new"]),
         }
@@ -262,6 +273,11 @@ def print_map_summary(
         f"Citations: {len(cited)} papers cited, all in the bundle; "
         f"{len(rmap.removed)} citation(s) to papers outside it removed."
     )
+    if rmap.dropped:
+        console.print(
+            f"{len(rmap.dropped)} sentence(s) or theme name(s) the papers do not bear out removed: "
+            "see the map's citation check."
+        )
     for failure in rmap.failures:
         console.print(f"[yellow]the model gave no usable {failure}[/]", highlight=False)
     new = [g for g in report["proposed_gaps"] if g["new"]]  # type: ignore[union-attr]

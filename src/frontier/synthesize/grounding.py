@@ -19,6 +19,7 @@ from frontier.synthesize.citations import cited_numbers, strip_citations
 from frontier.synthesize.retrieve import content_words, word_overlap
 
 REFUSAL = "the sources do not answer"  # the phrase the answer prompt asks for
+REPEAT = "repeats an earlier sentence"
 UNCITED_MIN_OVERLAP = 0.5  # share of an uncited sentence's content words the sources must hold
 SHORT_SENTENCE_WORDS = 3  # fewer content words than this: a transition, not a claim
 NEAR_DUPLICATE = 0.85  # word-set overlap at which a sentence counts as a repeat
@@ -108,7 +109,7 @@ class _SentenceCheck:
         """Why the sentence cannot stay, or '' when it can."""
         words = _word_set(sentence)
         if words and any(_jaccard(words, earlier) >= NEAR_DUPLICATE for earlier in self.seen):
-            return "repeats an earlier sentence"
+            return REPEAT
         self.seen.append(words)
         written = cited_numbers(sentence)
         cited = [n for n in written if n in self.valid]

@@ -21,7 +21,8 @@ from frontier.synthesize.ask import NO_SUPPORT
 QUESTION = "How does vLLM manage KV cache memory with paged attention?"
 ANSWER = (
     "vLLM keeps the KV cache in fixed-size blocks [1], so memory is not reserved ahead [42]. "
-    "It writes <script>alert(5)</script> as text and <b>bold</b> too."
+    "It writes <script>alert(5)</script> as text and <b>bold</b> too. "
+    "Each request needs 913.7 GB."
 )
 
 
@@ -86,10 +87,11 @@ def test_the_answer_streams_then_comes_checked_with_linked_citations(
     assert "[42]" not in checked.split('<ol class="sources">')[0]
     assert "Removed citations to sources not in the list: [42]." in checked
     assert json.loads(row["removed"]) == [42]
-    # the uncited sentence states a number no source gives: shown as removed, with the reason
-    assert "Removed 1 sentence(s) the sources do not bear out" in checked
-    assert "states 5 without citing a source" in checked
-    assert "alert(5)" not in checked.split('<ol class="sources">')[0]
+    # an uncited sentence with a number the source cited beside it does not give: shown as
+    # removed, with the reason
+    assert "913.7" not in checked.split('<ol class="sources">')[0]
+    assert "sentence(s) the sources do not bear out" in checked
+    assert "states 913.7, which the sources cited beside it do not give" in checked
     assert "Tokens: 11 prompt (0 cached)" in checked and "model fake-model" in checked
 
 
@@ -97,7 +99,7 @@ def test_html_the_model_writes_is_shown_as_text(site: tuple[str, FakeOpenAI, Pat
     base, _, _ = site
     _, _, html = ask(base, "Why does paged attention waste little KV cache memory?")
     assert "<script>alert" not in html and "<b>bold" not in html
-    # in the draft and in the list of removed sentences (it cites nothing and states a number)
+    # in the draft, and in the checked answer or in the list of removed sentences
     assert html.count("&lt;script&gt;alert(5)&lt;/script&gt;") == 2
     assert "<script" not in html  # the page itself needs no script
 

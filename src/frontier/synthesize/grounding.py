@@ -78,7 +78,7 @@ def check_sentences(
     valid = bundle.numbers() if valid is None else valid
     check = _SentenceCheck(bundle, valid, question, strict, refused=REFUSAL in text.lower())
     paragraphs = [
-        " ".join(sentence for sentence in split_sentences(paragraph) if check.keeps(sentence))
+        " ".join(check.kept(split_sentences(paragraph)))
         for paragraph in _CITATION_AFTER_END.sub(r"\2\1", text).split("\n")
     ]
     joined = re.sub(r"\n{3,}", "\n\n", "\n".join(paragraphs)).strip()
@@ -99,13 +99,23 @@ class _SentenceCheck:
     seen: list[set[str]] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
 
-    def keeps(self, sentence: str) -> bool:
-        reason = self.fault(sentence)
-        if reason:
-            self.dropped.append(Dropped(sentence.strip(), reason))
-        return not reason
+    def kept(self, sentences: list[str]) -> list[str]:
+        """The sentences of one paragraph that stay. An uncited sentence borrows the sources of
+        the next cited one in its paragraph (else the one before): many writers cite once, at
+        the end of the sentences a source supports."""
+        cites = [[n for n in cited_numbers(s) if n in self.valid] for s in sentences]
+        kept = []
+        for index, sentence in enumerate(sentences):
+            beside = next((c for c in cites[index + 1 :] if c), None)
+            beside = beside or next((c for c in reversed(cites[:index]) if c), [])
+            reason = self.fault(sentence, beside)
+            if reason:
+                self.dropped.append(Dropped(sentence.strip(), reason))
+            else:
+                kept.append(sentence)
+        return kept
 
-    def fault(self, sentence: str) -> str:
+    def fault(self, sentence: str, beside: list[int]) -> str:
         """Why the sentence cannot stay, or '' when it can."""
         words = _word_set(sentence)
         if words and any(_jaccard(words, earlier) >= NEAR_DUPLICATE for earlier in self.seen):
@@ -116,25 +126,34 @@ class _SentenceCheck:
         if written and not cited:
             return f"cites only {''.join(f'[{n}]' for n in written)}, not among its sources"
         if not cited:
-            return self.uncited_fault(sentence)
-        source_text = "\n".join(self.bundle.by_number(n).render() for n in cited)
+            return self.uncited_fault(sentence, beside)
+        source_text = self.evidence(cited)
         unsupported = unsupported_numbers(sentence, f"{source_text}\n{self.question}")
         if unsupported:
             return f"states {', '.join(unsupported)}, which the sources it cites do not give"
         return ""
 
-    def uncited_fault(self, sentence: str) -> str:
+    def evidence(self, numbers: list[int]) -> str:
+        """What the sources say: title, year and text (a month or a page number is no fact)."""
+        sources = [self.bundle.by_number(n) for n in numbers if n in self.bundle.numbers()]
+        return "\n".join(f"{s.title} {s.date[:4]}\n{s.text}" for s in sources)
+
+    def uncited_fault(self, sentence: str, beside: list[int]) -> str:
         """A number must be traceable to a source; other words must at least be the sources'."""
         if not self.strict:
-            unsupported = unsupported_numbers(sentence, f"{self.bundle.render()}\n{self.question}")
+            everything = self.evidence(sorted(self.valid))
+            unsupported = unsupported_numbers(sentence, f"{everything}\n{self.question}")
             return f"states {', '.join(unsupported)}, which no source gives" if unsupported else ""
-        numbers = unsupported_numbers(sentence, self.question)
+        near = self.evidence(beside)
+        numbers = unsupported_numbers(sentence, f"{near}\n{self.question}")
+        if numbers and beside:
+            return f"states {', '.join(numbers)}, which the sources cited beside it do not give"
         if numbers:
             return f"states {', '.join(numbers)} without citing a source"
         claim = strip_citations(sentence)
         if self.refused or len(content_words(claim)) < SHORT_SENTENCE_WORDS:
             return ""
-        if word_overlap(claim, self.bundle.render()) < UNCITED_MIN_OVERLAP:
+        if word_overlap(claim, self.evidence(sorted(self.valid))) < UNCITED_MIN_OVERLAP:
             return "cites no source, and the sources do not use its words"
         return ""
 

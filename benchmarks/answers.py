@@ -9,6 +9,9 @@ answer is what `ask` shows. Both are scored on the same replies:
 - answers citing a source on an answer page (the right paper and a page of the question's);
 - answers with no citation at all, and answers given the sources' closest sentences instead.
 
+Before the model runs, the check meets answers known to be right: the hand-written answer of
+every question, cited to the source on its answer page, should stay whole.
+
     python benchmarks/answers.py [--workspace DIR] [--every K]
 """
 
@@ -31,7 +34,7 @@ from frontier.llm.client import LLM
 from frontier.synthesize.ask import Answer, answer_over, budget_for, build_bundle
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import check_citations, cited_numbers
-from frontier.synthesize.grounding import split_sentences
+from frontier.synthesize.grounding import ground_answer, split_sentences, unsupported_numbers
 from frontier.synthesize.retrieve import Retriever
 
 
@@ -110,6 +113,32 @@ def _kind(reason: str) -> str:
     return "cites nothing, words foreign to the sources"
 
 
+def hand_written_answers(conn: sqlite3.Connection, ids: dict[str, str], items: list[dict]) -> None:
+    """The check on answers known to be right: each question's hand-written answer, cited to the
+    bundle source on its answer page. A removal is a false alarm unless the sentence states a
+    number that source's excerpt lacks (the answer was written from the whole page)."""
+    retriever = Retriever(conn)
+    cited = whole = beyond = 0
+    for item in items:
+        bundle = build_bundle(conn, retriever, item["question"], 6000)
+        on_page = [
+            s
+            for s in bundle.sources
+            if s.paper_id == ids[item["file"]] and set(s.pages) & set(item["pages"])
+        ]
+        if not on_page:
+            continue
+        cited += 1
+        text = f"{item['answer'].rstrip('.')} [{on_page[0].number}]."
+        dropped = ground_answer(text, bundle, item["question"]).dropped
+        whole += not dropped
+        beyond += bool(dropped) and bool(unsupported_numbers(text, on_page[0].text))
+    print(
+        f"hand-written answers cited to their answer page: {cited}; kept whole {whole}; "
+        f"removed for a number outside the excerpt {beyond}; false alarms {cited - whole - beyond}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workspace", type=Path, help="reuse (or create) this KB")
@@ -121,6 +150,7 @@ def main() -> int:
         ws = build_workspace(args.workspace or Path(tmp) / "kb")
         ids = paper_ids_by_file(ws)
         with contextlib.closing(ws.connect()) as conn:
+            hand_written_answers(conn, ids, items)
             done = asyncio.run(
                 answer_each(conn, ws.settings.llm, ws.settings.field.name, questions)
             )

@@ -125,6 +125,8 @@ def test_the_plain_refusal_is_kept_as_written() -> None:
     text = "The sources do not answer this. They cover paging and disaggregation."
     grounded = ground_answer(text, bundle(), "What does a 2030 accelerator cost?")
     assert grounded.text == text and not grounded.dropped and not grounded.quoted
+    reworded = ground_answer("The provided sources do not answer this question.", bundle(), "")
+    assert not reworded.quoted and not reworded.dropped
     guessed = ground_answer(f"{text} It costs 40,000 dollars.", bundle(), "")
     assert guessed.text == text and guessed.dropped[0].reason.startswith("states 40,000")
 

@@ -18,7 +18,7 @@ from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
 from frontier.synthesize.retrieve import content_words, word_overlap
 
-REFUSAL = "the sources do not answer"  # the phrase the answer prompt asks for
+REFUSAL = "sources do not answer"  # the answer prompt asks for "The sources do not answer this."
 REPEAT = "repeats an earlier sentence"
 UNCITED_MIN_OVERLAP = 0.5  # share of an uncited sentence's content words the sources must hold
 SHORT_SENTENCE_WORDS = 3  # fewer content words than this: a transition, not a claim

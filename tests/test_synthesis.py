@@ -103,6 +103,21 @@ def test_hybrid_retrieval_finds_the_paper_and_the_page(pdf_kb: Path) -> None:
     assert page_hits >= 0.8 * len(items)
 
 
+def test_sources_reach_past_their_chunk_to_the_best_window_of_their_page(pdf_kb: Path) -> None:
+    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    items = [item for item in items if item["file"] in FILES]
+    conn = db(pdf_kb)
+    retriever = Retriever(conn)
+    found = in_chunks = 0
+    for item in items:
+        bundle = build_bundle(conn, retriever, item["question"], 6000)
+        evidence = " ".join(item["evidence"].lower().split())
+        texts = [" ".join(s.text.lower().split()) for s in bundle.sources]
+        found += any(evidence in text for text in texts)
+        in_chunks += any(evidence in text.split(" … ")[0] for text in texts)
+    assert found > in_chunks and found >= 0.8 * len(items)
+
+
 def test_quotes_for_an_uncited_answer_come_from_the_answer_pages(pdf_kb: Path) -> None:
     items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     items = [item for item in items if item["file"] in FILES]

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import ChatResult
 from frontier.store.db import now, transaction
+from frontier.synthesize import windows
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
 from frontier.synthesize.citations import check_citations
 from frontier.synthesize.grounding import Dropped, ground_answer
@@ -126,7 +127,25 @@ def build_bundle(
             question, retriever.retrieve(question, ASK_PASSAGES, "hybrid", papers)
         )
     dates = paper_dates(conn, {p.paper_id for p in passages})
-    return passage_bundle(passages, dates, budget)
+    return passage_bundle(widened(conn, question, passages), dates, budget)
+
+
+def widened(conn: sqlite3.Connection, question: str, passages: list[Passage]) -> list[Passage]:
+    """Each passage with the sentences of its page's best window that it lacks: a chunk's fixed
+    bounds often cut the evidence off. On the 74 retrieval questions the evidence is in the
+    bundle for 66 at 3.9k tokens on average (chunks alone: 54 at 2.4k; twelve chunks instead of
+    eight: 54 at 3.3k)."""
+    pages = [(p.paper_id, p.page) for p in passages if p.page is not None]
+    best = windows.best_windows(conn, question, pages)
+    out = []
+    for passage in passages:
+        sentences = best.get((passage.paper_id, passage.page or 0), [])
+        held = " ".join(passage.text.split())
+        missing = [sentence for sentence in sentences if sentence not in held]
+        if missing:
+            passage = replace(passage, text=f"{passage.text.rstrip()}\n…\n{' '.join(missing)}")
+        out.append(passage)
+    return out
 
 
 def _one_per_paper(passages: list[Passage]) -> list[Passage]:
@@ -218,7 +237,7 @@ def save_answer(
                 answer.question,
                 preset,
                 topic,
-                json.dumps(answer.bundle.to_list()),
+                json.dumps(answer.bundle.to_list(with_text=True)),
                 answer.text,
                 int(answer.supported),
                 json.dumps(answer.cited),
@@ -261,7 +280,7 @@ def bundle_of_ask(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, Bu
                 item["title"],
                 item["date"],
                 tuple(item["pages"]),
-                "\n".join(texts),
+                item.get("text") or "\n".join(texts),  # stored text: what the model was sent
                 tuple(chunk_ids),
             )
         )

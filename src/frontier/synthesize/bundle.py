@@ -47,8 +47,9 @@ class Bundle:
     def by_number(self, number: int) -> Source:
         return next(source for source in self.sources if source.number == number)
 
-    def to_list(self) -> list[dict[str, object]]:
-        return [asdict(source) | {"text": None} for source in self.sources]
+    def to_list(self, with_text: bool = False) -> list[dict[str, object]]:
+        """The sources as stored; `with_text` keeps the text sent (it may reach past a chunk)."""
+        return [asdict(source) | ({} if with_text else {"text": None}) for source in self.sources]
 
 
 def token_budget(context_size: int, max_output_tokens: int) -> int:

@@ -96,18 +96,40 @@ def bm25(window: Window, weights: dict[str, float], average_length: float) -> fl
     )
 
 
-def rank_pages(conn: sqlite3.Connection, question: str, pages: list[PageKey]) -> list[PageKey]:
-    """`pages` that hold a question word, best window first."""
+def _window_scores(
+    conn: sqlite3.Connection, question: str, pages: list[PageKey]
+) -> dict[PageKey, tuple[list[float], str]]:
+    """Each page's window scores, in window order, with the page text."""
     weights = term_weights(conn, question)
     if not weights or not pages:
-        return []
+        return {}
     terms = set(weights)
-    windows = {key: page_windows(text, terms) for key, text in page_texts(conn, pages).items()}
+    texts = page_texts(conn, pages)
+    windows = {key: page_windows(text, terms) for key, text in texts.items()}
     lengths = [window.length for found in windows.values() for window in found]
     average = max(1.0, sum(lengths) / max(1, len(lengths)))
-    best: dict[PageKey, float] = {}
-    for key, found in windows.items():
-        score = max((bm25(window, weights, average) for window in found), default=0.0)
-        if score > 0:
-            best[key] = score
-    return sorted(best, key=lambda key: (-best[key], key))
+    return {
+        key: ([bm25(window, weights, average) for window in found], texts[key])
+        for key, found in windows.items()
+        if found
+    }
+
+
+def rank_pages(conn: sqlite3.Connection, question: str, pages: list[PageKey]) -> list[PageKey]:
+    """`pages` that hold a question word, best window first."""
+    best = {key: max(scores) for key, (scores, _) in _window_scores(conn, question, pages).items()}
+    return sorted((key for key in best if best[key] > 0), key=lambda key: (-best[key], key))
+
+
+def best_windows(
+    conn: sqlite3.Connection, question: str, pages: list[PageKey]
+) -> dict[PageKey, list[str]]:
+    """The sentences of each page's best window (pages holding no question word left out)."""
+    best: dict[PageKey, list[str]] = {}
+    for key, (scores, text) in _window_scores(conn, question, pages).items():
+        if max(scores) <= 0:
+            continue
+        sentences = [part for part in _SENTENCE_END.split(text) if part.strip()]
+        span = sentence_spans(len(sentences))[scores.index(max(scores))]
+        best[key] = [" ".join(sentences[index].split()) for index in span]
+    return best

@@ -9,7 +9,8 @@ answer is what `ask` shows. Both are scored on the same replies:
 - answers citing a source on an answer page (the right paper and a page of the question's);
 - answers with no citation at all, and answers given the sources' closest sentences instead.
 
-Before the model runs, the check meets answers known to be right: the hand-written answer of
+Before the model runs: how often the question's evidence reaches the model (sources reaching
+past their chunk against chunks alone), and the check on answers known to be right: the hand-written answer of
 every question, cited to the source on its answer page, should stay whole.
 
     python benchmarks/answers.py [--workspace DIR] [--every K]
@@ -31,8 +32,17 @@ from pathlib import Path
 from retrieval import QUESTIONS, build_workspace, paper_ids_by_file
 
 from frontier.llm.client import LLM
-from frontier.synthesize.ask import Answer, answer_over, budget_for, build_bundle
-from frontier.synthesize.bundle import Bundle
+from frontier.synthesize.ask import (
+    ASK_PASSAGES,
+    Answer,
+    answer_over,
+    budget_for,
+    build_bundle,
+    paper_dates,
+    supporting,
+    widened,
+)
+from frontier.synthesize.bundle import Bundle, passage_bundle
 from frontier.synthesize.citations import check_citations, cited_numbers
 from frontier.synthesize.grounding import ground_answer, split_sentences, unsupported_numbers
 from frontier.synthesize.retrieve import Retriever
@@ -113,6 +123,29 @@ def _kind(reason: str) -> str:
     return "cites nothing, words foreign to the sources"
 
 
+def evidence_reach(conn: sqlite3.Connection, items: list[dict]) -> None:
+    """How often the question's evidence fragment reaches the model: sources that reach past
+    their chunk to the page's best window, against the chunks alone."""
+    retriever = Retriever(conn)
+    chunks = wide = 0
+    tokens = {"chunks": 0, "wide": 0}
+    for item in items:
+        passages = supporting(item["question"], retriever.retrieve(item["question"], ASK_PASSAGES))
+        dates = paper_dates(conn, {p.paper_id for p in passages})
+        plain = passage_bundle(passages, dates, 6000)
+        widened_bundle = passage_bundle(widened(conn, item["question"], passages), dates, 6000)
+        evidence = " ".join(item["evidence"].lower().split())
+        chunks += any(evidence in " ".join(s.text.lower().split()) for s in plain.sources)
+        wide += any(evidence in " ".join(s.text.lower().split()) for s in widened_bundle.sources)
+        tokens["chunks"] += plain.tokens()
+        tokens["wide"] += widened_bundle.tokens()
+    n = len(items)
+    print(
+        f"evidence in the bundle: {wide} of {n} at {tokens['wide'] / n:,.0f} tokens; "
+        f"chunks alone {chunks} at {tokens['chunks'] / n:,.0f} ({wide / max(chunks, 1):.2f}x)"
+    )
+
+
 def hand_written_answers(conn: sqlite3.Connection, ids: dict[str, str], items: list[dict]) -> None:
     """The check on answers known to be right: each question's hand-written answer, cited to the
     bundle source on its answer page. A removal is a false alarm unless the sentence states a
@@ -150,6 +183,7 @@ def main() -> int:
         ws = build_workspace(args.workspace or Path(tmp) / "kb")
         ids = paper_ids_by_file(ws)
         with contextlib.closing(ws.connect()) as conn:
+            evidence_reach(conn, items)
             hand_written_answers(conn, ids, items)
             done = asyncio.run(
                 answer_each(conn, ws.settings.llm, ws.settings.field.name, questions)

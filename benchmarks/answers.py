@@ -10,8 +10,9 @@ answer is what `ask` shows. Both are scored on the same replies:
 - answers with no citation at all, and answers given the sources' closest sentences instead.
 
 Before the model runs: how often the question's evidence reaches the model (sources reaching
-past their chunk against chunks alone), and the check on answers known to be right: the hand-written answer of
-every question, cited to the source on its answer page, should stay whole.
+past their chunk against chunks alone), and the check on answers known to be right: the
+hand-written answer of every question, cited to the source on its answer page, should stay
+whole.
 
     python benchmarks/answers.py [--workspace DIR] [--every K]
 """

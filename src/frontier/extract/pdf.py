@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -14,6 +15,9 @@ from frontier.extract.firstpage import FirstPageFacts, first_page_facts
 from frontier.extract.quality import looks_like_garbage, looks_like_slides
 from frontier.extract.sections import Heading, abstract_text, find_headings
 from frontier.sources.ids import content_hash
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader  # imported when needed: most files never need it
 
 
 class PdfRejected(Exception):
@@ -57,9 +61,10 @@ def open_pdf(data: bytes, password: str | None) -> pdfium.PdfDocument:
         code = getattr(exc, "err_code", None)
         # pdfium's error code is per-thread state that some failures leave untouched,
         # so a password error left over from an earlier file must not name this one
-        stale = code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY)
-        if stale and not _declares_encryption(data):
-            raise _diagnose_unreadable(data) from exc
+        if code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY):
+            reader = _lenient_reader(data)
+            if not _declares_encryption(reader, data):
+                raise _diagnose_unreadable(reader) from exc
         if code == pdfium_c.FPDF_ERR_PASSWORD:
             if password:
                 raise PdfRejected(
@@ -72,26 +77,29 @@ def open_pdf(data: bytes, password: str | None) -> pdfium.PdfDocument:
             raise PdfRejected(
                 "unsupported_security", "encrypted with an unsupported security handler"
             ) from exc
-        raise _diagnose_unreadable(data) from exc
+        raise _diagnose_unreadable(_lenient_reader(data)) from exc
 
 
-def _declares_encryption(data: bytes) -> bool:
-    """Whether the trailer names an /Encrypt dictionary, read by a lenient parser."""
+def _lenient_reader(data: bytes) -> PdfReader | None:
+    """The file as a lenient parser reads it, or None when even that parser gives up."""
     try:
         import pypdf
 
-        return pypdf.PdfReader(io.BytesIO(data), strict=False).is_encrypted
-    except Exception:  # unparseable: fall back to the raw key, which a trailer spells out
-        return b"/Encrypt" in data
+        return pypdf.PdfReader(io.BytesIO(data), strict=False)
+    except Exception:  # any parser failure here only confirms the damage
+        return None
 
 
-def _diagnose_unreadable(data: bytes) -> PdfRejected:
+def _declares_encryption(reader: PdfReader | None, data: bytes) -> bool:
+    """Whether the trailer names an /Encrypt dictionary (the raw key when unparseable, which
+    a trailer spells out)."""
+    return reader.is_encrypted if reader is not None else b"/Encrypt" in data
+
+
+def _diagnose_unreadable(reader: PdfReader | None) -> PdfRejected:
     """pdfium gave up; a lenient parser tells an empty page tree from real damage."""
     try:
-        import pypdf
-
-        reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
-        if len(reader.pages) == 0:
+        if reader is not None and len(reader.pages) == 0:
             return PdfRejected("no_pages", "no pages (the page tree is empty)")
     except Exception:  # any parser failure here only confirms the damage
         pass

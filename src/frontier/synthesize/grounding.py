@@ -8,15 +8,21 @@ map's prose gets the same check, save that it may sum up without citing."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
-from frontier.synthesize.retrieve import content_words, word_overlap
+from frontier.synthesize.retrieve import (
+    content_words,
+    prefix_overlap,
+    word_prefixes,
+)
 
 REFUSAL = "sources do not answer"  # the answer prompt asks for "The sources do not answer this."
 REPEAT = "repeats an earlier sentence"
@@ -98,6 +104,7 @@ class _SentenceCheck:
     refused: bool  # after the plain refusal the model says what the sources cover, in its words
     seen: list[set[str]] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
+    _source_numbers: dict[int, set[Decimal]] = field(default_factory=dict)
 
     def kept(self, sentences: list[str]) -> list[str]:
         """The sentences of one paragraph that stay. An uncited sentence borrows the sources of
@@ -127,25 +134,41 @@ class _SentenceCheck:
             return f"cites only {''.join(f'[{n}]' for n in written)}, not among its sources"
         if not cited:
             return self.uncited_fault(sentence, beside)
-        source_text = self.evidence(cited)
-        unsupported = unsupported_numbers(sentence, f"{source_text}\n{self.question}")
+        unsupported = missing_numbers(sentence, self.given(cited))
         if unsupported:
             return f"states {', '.join(unsupported)}, which the sources it cites do not give"
         return ""
 
-    def evidence(self, numbers: list[int]) -> str:
-        """What the sources say: title, year and text (a month or a page number is no fact)."""
-        sources = [self.bundle.by_number(n) for n in numbers if n in self.bundle.numbers()]
-        return "\n".join(f"{s.title} {s.date[:4]}\n{s.text}" for s in sources)
+    def given(self, numbers: Iterable[int]) -> set[Decimal]:
+        """The numbers the sources give, and the question's (each source read once)."""
+        found = set(self._question_numbers)
+        for number in numbers:
+            if number not in self._source_numbers:
+                self._source_numbers[number] = _numbers_in(self.evidence(number))
+            found |= self._source_numbers[number]
+        return found
+
+    def evidence(self, number: int) -> str:
+        """What a source says: title, year and text (a month or a page number is no fact)."""
+        if number not in self.bundle.numbers():
+            return ""
+        source = self.bundle.by_number(number)
+        return f"{source.title} {source.date[:4]}\n{source.text}"
+
+    @functools.cached_property
+    def _question_numbers(self) -> set[Decimal]:
+        return _numbers_in(self.question)
+
+    @functools.cached_property
+    def _all_words(self) -> set[str]:
+        return word_prefixes("\n".join(self.evidence(n) for n in sorted(self.valid)))
 
     def uncited_fault(self, sentence: str, beside: list[int]) -> str:
         """A number must be traceable to a source; other words must at least be the sources'."""
         if not self.strict:
-            everything = self.evidence(sorted(self.valid))
-            unsupported = unsupported_numbers(sentence, f"{everything}\n{self.question}")
+            unsupported = missing_numbers(sentence, self.given(sorted(self.valid)))
             return f"states {', '.join(unsupported)}, which no source gives" if unsupported else ""
-        near = self.evidence(beside)
-        numbers = unsupported_numbers(sentence, f"{near}\n{self.question}")
+        numbers = missing_numbers(sentence, self.given(beside))
         if numbers and beside:
             return f"states {', '.join(numbers)}, which the sources cited beside it do not give"
         if numbers:
@@ -153,15 +176,18 @@ class _SentenceCheck:
         claim = strip_citations(sentence)
         if self.refused or len(content_words(claim)) < SHORT_SENTENCE_WORDS:
             return ""
-        if word_overlap(claim, self.evidence(sorted(self.valid))) < UNCITED_MIN_OVERLAP:
+        if prefix_overlap(claim, self._all_words) < UNCITED_MIN_OVERLAP:
             return "cites no source, and the sources do not use its words"
         return ""
 
 
 def unsupported_numbers(sentence: str, sources: str) -> list[str]:
     """The numbers of `sentence` that `sources` do not give (a rounded value counts as given)."""
+    return missing_numbers(sentence, _numbers_in(sources))
+
+
+def missing_numbers(sentence: str, given: set[Decimal]) -> list[str]:
     body = _LIST_MARKER.sub("", strip_citations(sentence))
-    given = _numbers_in(sources)
     missing = []
     for token in _ANSWER_NUMBER.findall(body):
         values = _values(token.rstrip(","))

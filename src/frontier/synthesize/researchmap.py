@@ -267,10 +267,11 @@ def _theme_name(rmap: ResearchMap, proposed: str, members: list[int]) -> str:
     """The model's name when it fits its papers, else one made from their titles."""
     titles = {source.number: source.title for source in rmap.bundle.sources}
     member_titles = [titles[n] for n in members]
-    misfit = name_misfit(proposed, member_titles, {theme.name.lower() for theme in rmap.themes})
-    if proposed and not misfit:
-        return proposed
     if proposed:
+        taken = {theme.name.lower() for theme in rmap.themes}
+        misfit = name_misfit(proposed, member_titles, taken)
+        if not misfit:
+            return proposed
         reason = f"{misfit}; named from the titles instead"
         rmap.dropped.append(("theme name", Dropped(proposed, reason)))
     return keyword_name(member_titles, list(titles.values()))

@@ -257,11 +257,17 @@ def content_words(text: str) -> set[str]:
 
 def word_overlap(question: str, text: str) -> float:
     """Share of the question's content words found in `text` (5-letter stems, case-insensitive)."""
+    return prefix_overlap(question, word_prefixes(text))
+
+
+def word_prefixes(text: str) -> set[str]:
+    """The words of `text` as `word_overlap` compares them, for a text compared many times."""
+    return {word[:5] for word in _WORD.findall(text.lower())}
+
+
+def prefix_overlap(question: str, present: set[str]) -> float:
     wanted = {word[:5] for word in content_words(question)}
-    if not wanted:
-        return 0.0
-    present = {word[:5] for word in _WORD.findall(text.lower())}
-    return len(wanted & present) / len(wanted)
+    return len(wanted & present) / len(wanted) if wanted else 0.0
 
 
 def snippet(text: str, question: str, words: int = 32) -> str:

@@ -44,11 +44,15 @@ def sentence_spans(count: int, size: int = SENTENCES, stride: int = STRIDE) -> l
 
 
 @functools.lru_cache(maxsize=1024)
+def sentences_of(text: str) -> tuple[str, ...]:
+    """The sentences of a page (kept for pages read again)."""
+    return tuple(part for part in _SENTENCE_END.split(text) if part.strip())
+
+
+@functools.lru_cache(maxsize=1024)
 def sentence_words(text: str) -> tuple[tuple[str, ...], ...]:
     """Each sentence of `text` as its lowercased words (kept for pages read again)."""
-    return tuple(
-        tuple(_WORD.findall(part.lower())) for part in _SENTENCE_END.split(text) if part.strip()
-    )
+    return tuple(tuple(_WORD.findall(part.lower())) for part in sentences_of(text))
 
 
 def page_windows(text: str, terms: set[str]) -> list[Window]:
@@ -129,7 +133,7 @@ def best_windows(
     for key, (scores, text) in _window_scores(conn, question, pages).items():
         if max(scores) <= 0:
             continue
-        sentences = [part for part in _SENTENCE_END.split(text) if part.strip()]
+        sentences = sentences_of(text)
         span = sentence_spans(len(sentences))[scores.index(max(scores))]
         best[key] = [" ".join(sentences[index].split()) for index in span]
     return best

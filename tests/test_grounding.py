@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from frontier.synthesize.bundle import Bundle, Source
 from frontier.synthesize.citations import cited_numbers
-from frontier.synthesize.grounding import ground_answer, unsupported_numbers
+from frontier.synthesize.grounding import Grounded, ground_answer, unsupported_numbers
 from frontier.synthesize.themes import keyword_name, name_misfit
 
 PAGED = (
@@ -29,6 +29,17 @@ def bundle() -> Bundle:
     )
 
 
+def assert_checked(*sentences: tuple[str, str]) -> Grounded:
+    """Ground one paragraph of (sentence, reason) pairs: those with no reason stay, in order;
+    the others go, each with its reason."""
+    grounded = ground_answer(" ".join(text for text, _ in sentences), bundle(), QUESTION)
+    assert grounded.text == " ".join(text for text, reason in sentences if not reason)
+    assert [(d.sentence, d.reason) for d in grounded.dropped] == [
+        (text, reason) for text, reason in sentences if reason
+    ]
+    return grounded
+
+
 def test_repeats_are_removed_and_reported() -> None:
     paragraph = "vLLM keeps the KV cache in blocks [1]. The scheduler swaps sequences to CPU [1]."
     grounded = ground_answer(f"{paragraph}\n\n{paragraph}\n\n{paragraph}", bundle(), QUESTION)
@@ -37,19 +48,16 @@ def test_repeats_are_removed_and_reported() -> None:
 
 
 def test_a_number_must_be_in_a_source_the_sentence_cites() -> None:
-    text = (
-        "Blocks hold 16 tokens [1]. Fragmentation stays under 4% [1]. "
-        "DistServe serves 7.4 times more requests [1]. It serves 7 times more [2]. "
-        "Its search runs in 1024 steps [2]."
+    assert_checked(
+        ("Blocks hold 16 tokens [1].", ""),
+        ("Fragmentation stays under 4% [1].", ""),
+        (
+            "DistServe serves 7.4 times more requests [1].",
+            "states 7.4, which the sources it cites do not give",
+        ),
+        ("It serves 7 times more [2].", ""),
+        ("Its search runs in 1024 steps [2].", ""),
     )
-    grounded = ground_answer(text, bundle(), QUESTION)
-    assert grounded.text == (
-        "Blocks hold 16 tokens [1]. Fragmentation stays under 4% [1]. "
-        "It serves 7 times more [2]. Its search runs in 1024 steps [2]."
-    )
-    (dropped,) = grounded.dropped
-    assert dropped.sentence.startswith("DistServe serves 7.4")
-    assert dropped.reason == "states 7.4, which the sources it cites do not give"
 
 
 def test_numbers_are_matched_as_values() -> None:
@@ -62,44 +70,34 @@ def test_numbers_are_matched_as_values() -> None:
 
 
 def test_uncited_sentences_need_the_sources_words_and_no_numbers() -> None:
-    text = (
-        "The scheduler preempts whole sequences and swaps them to CPU memory. "
-        "Prefill runs 9 times faster. "
-        "Quantum annealing schedules photonic interconnect bandwidth across datacentres. "
-        "In short, both page memory [1][2]."
+    grounded = assert_checked(
+        ("The scheduler preempts whole sequences and swaps them to CPU memory.", ""),
+        ("Prefill runs 9 times faster.", "states 9, which the sources cited beside it do not give"),
+        (
+            "Quantum annealing schedules photonic interconnect bandwidth across datacentres.",
+            "cites no source, and the sources do not use its words",
+        ),
+        ("In short, both page memory [1][2].", ""),
     )
-    grounded = ground_answer(text, bundle(), QUESTION)
-    assert grounded.text == (
-        "The scheduler preempts whole sequences and swaps them to CPU memory. "
-        "In short, both page memory [1][2]."
-    )
-    assert [d.reason for d in grounded.dropped] == [
-        "states 9, which the sources cited beside it do not give",
-        "cites no source, and the sources do not use its words",
-    ]
     assert not grounded.quoted
 
 
 def test_an_uncited_sentence_borrows_the_sources_cited_beside_it() -> None:
-    text = (
-        "vLLM uses blocks of 16 tokens. Waste stays under 4% [1]. "
-        "DistServe serves 7.4 times more requests. Prefill and decode run apart [2]. "
-        "It also reaches 16 GPUs."
+    assert_checked(
+        ("vLLM uses blocks of 16 tokens.", ""),
+        ("Waste stays under 4% [1].", ""),
+        ("DistServe serves 7.4 times more requests.", ""),
+        ("Prefill and decode run apart [2].", ""),
+        ("It also reaches 16 GPUs.", "states 16, which the sources cited beside it do not give"),
     )
-    grounded = ground_answer(text, bundle(), QUESTION)
-    assert grounded.text == (
-        "vLLM uses blocks of 16 tokens. Waste stays under 4% [1]. "
-        "DistServe serves 7.4 times more requests. Prefill and decode run apart [2]."
-    )
-    (dropped,) = grounded.dropped
-    assert dropped.reason == "states 16, which the sources cited beside it do not give"
 
 
 def test_a_sentence_citing_only_sources_outside_the_list_goes() -> None:
-    text = "Blocks hold 16 tokens [1][7]. Decode runs apart [9]. Prefill and decode split [2]."
-    grounded = ground_answer(text, bundle(), QUESTION)
-    assert grounded.text == "Blocks hold 16 tokens [1][7]. Prefill and decode split [2]."
-    assert [d.reason for d in grounded.dropped] == ["cites only [9], not among its sources"]
+    assert_checked(
+        ("Blocks hold 16 tokens [1][7].", ""),
+        ("Decode runs apart [9].", "cites only [9], not among its sources"),
+        ("Prefill and decode split [2].", ""),
+    )
 
 
 def test_a_citation_after_the_full_stop_stays_with_its_sentence() -> None:

@@ -48,6 +48,8 @@ from frontier.synthesize.citations import check_citations, cited_numbers
 from frontier.synthesize.grounding import ground_answer, split_sentences, unsupported_numbers
 from frontier.synthesize.retrieve import Retriever
 
+OFFLINE_BUDGET = 6000  # bundle tokens for the model-free measures (the embedded model's room)
+
 
 def cites_answer_page(text: str, bundle: Bundle, paper_id: str, pages: set[int]) -> bool:
     for number in cited_numbers(text):
@@ -124,37 +126,52 @@ def _kind(reason: str) -> str:
     return "cites nothing, words foreign to the sources"
 
 
-def evidence_reach(conn: sqlite3.Connection, items: list[dict]) -> None:
-    """How often the question's evidence fragment reaches the model: sources that reach past
-    their chunk to the page's best window, against the chunks alone."""
+def offline_bundles(conn: sqlite3.Connection, items: list[dict]) -> list[tuple[Bundle, Bundle]]:
+    """Per question, the bundle of chunks alone and the one `ask` sends (reaching past them)."""
     retriever = Retriever(conn)
-    chunks = wide = 0
-    tokens = {"chunks": 0, "wide": 0}
+    pairs = []
     for item in items:
         passages = supporting(item["question"], retriever.retrieve(item["question"], ASK_PASSAGES))
         dates = paper_dates(conn, {p.paper_id for p in passages})
-        plain = passage_bundle(passages, dates, 6000)
-        widened_bundle = passage_bundle(widened(conn, item["question"], passages), dates, 6000)
-        evidence = " ".join(item["evidence"].lower().split())
-        chunks += any(evidence in " ".join(s.text.lower().split()) for s in plain.sources)
-        wide += any(evidence in " ".join(s.text.lower().split()) for s in widened_bundle.sources)
-        tokens["chunks"] += plain.tokens()
-        tokens["wide"] += widened_bundle.tokens()
+        wide = widened(conn, item["question"], passages)
+        pairs.append(
+            (
+                passage_bundle(passages, dates, OFFLINE_BUDGET),
+                passage_bundle(wide, dates, OFFLINE_BUDGET),
+            )
+        )
+    return pairs
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def evidence_reach(items: list[dict], pairs: list[tuple[Bundle, Bundle]]) -> None:
+    """How often the question's evidence fragment reaches the model: sources that reach past
+    their chunk to the page's best window, against the chunks alone."""
+    found = [0, 0]
+    tokens = [0, 0]
+    for item, pair in zip(items, pairs, strict=True):
+        evidence = _flat(item["evidence"])
+        for side, bundle in enumerate(pair):
+            found[side] += any(evidence in _flat(s.text) for s in bundle.sources)
+            tokens[side] += bundle.tokens()
     n = len(items)
     print(
-        f"evidence in the bundle: {wide} of {n} at {tokens['wide'] / n:,.0f} tokens; "
-        f"chunks alone {chunks} at {tokens['chunks'] / n:,.0f} ({wide / max(chunks, 1):.2f}x)"
+        f"evidence in the bundle: {found[1]} of {n} at {tokens[1] / n:,.0f} tokens; "
+        f"chunks alone {found[0]} at {tokens[0] / n:,.0f} ({found[1] / max(found[0], 1):.2f}x)"
     )
 
 
-def hand_written_answers(conn: sqlite3.Connection, ids: dict[str, str], items: list[dict]) -> None:
+def hand_written_answers(
+    ids: dict[str, str], items: list[dict], pairs: list[tuple[Bundle, Bundle]]
+) -> None:
     """The check on answers known to be right: each question's hand-written answer, cited to the
     bundle source on its answer page. A removal is a false alarm unless the sentence states a
     number that source's excerpt lacks (the answer was written from the whole page)."""
-    retriever = Retriever(conn)
     cited = whole = beyond = 0
-    for item in items:
-        bundle = build_bundle(conn, retriever, item["question"], 6000)
+    for item, (_, bundle) in zip(items, pairs, strict=True):
         on_page = [
             s
             for s in bundle.sources
@@ -184,8 +201,9 @@ def main() -> int:
         ws = build_workspace(args.workspace or Path(tmp) / "kb")
         ids = paper_ids_by_file(ws)
         with contextlib.closing(ws.connect()) as conn:
-            evidence_reach(conn, items)
-            hand_written_answers(conn, ids, items)
+            pairs = offline_bundles(conn, items)
+            evidence_reach(items, pairs)
+            hand_written_answers(ids, items, pairs)
             done = asyncio.run(
                 answer_each(conn, ws.settings.llm, ws.settings.field.name, questions)
             )

@@ -7,6 +7,7 @@ import contextlib
 import datetime as dt
 import json
 import re
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +28,17 @@ QUESTIONS = (
     Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "retrieval_questions.jsonl"
 )
 CITATION = re.compile(r"\[(\d+)\]")
+
+
+def questions_on_files() -> list[dict]:
+    """The retrieval benchmark's questions about the PDFs of this KB."""
+    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    return [item for item in items if item["file"] in FILES]
+
+
+def paper_ids(conn: sqlite3.Connection) -> dict[str, str]:
+    """Paper id by PDF file name."""
+    return {Path(r[1]).name: r[0] for r in conn.execute("SELECT id, source_ref FROM papers")}
 
 
 @pytest.fixture(scope="module")
@@ -86,11 +98,10 @@ def test_citation_check_keeps_bundle_numbers_and_drops_the_rest() -> None:
 
 
 def test_hybrid_retrieval_finds_the_paper_and_the_page(pdf_kb: Path) -> None:
-    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
-    items = [item for item in items if item["file"] in FILES]
+    items = questions_on_files()
     assert len(items) == 2 * len(FILES)
     conn = db(pdf_kb)
-    ids = {Path(r[1]).name: r[0] for r in conn.execute("SELECT id, source_ref FROM papers")}
+    ids = paper_ids(conn)
     retriever = Retriever(conn)
     paper_hits = page_hits = 0
     for item in items:
@@ -104,8 +115,7 @@ def test_hybrid_retrieval_finds_the_paper_and_the_page(pdf_kb: Path) -> None:
 
 
 def test_sources_reach_past_their_chunk_to_the_best_window_of_their_page(pdf_kb: Path) -> None:
-    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
-    items = [item for item in items if item["file"] in FILES]
+    items = questions_on_files()
     conn = db(pdf_kb)
     retriever = Retriever(conn)
     found = in_chunks = 0
@@ -119,10 +129,9 @@ def test_sources_reach_past_their_chunk_to_the_best_window_of_their_page(pdf_kb:
 
 
 def test_quotes_for_an_uncited_answer_come_from_the_answer_pages(pdf_kb: Path) -> None:
-    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
-    items = [item for item in items if item["file"] in FILES]
+    items = questions_on_files()
     conn = db(pdf_kb)
-    ids = {Path(r[1]).name: r[0] for r in conn.execute("SELECT id, source_ref FROM papers")}
+    ids = paper_ids(conn)
     retriever = Retriever(conn)
     on_page = 0
     for item in items:

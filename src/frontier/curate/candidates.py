@@ -20,6 +20,7 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+_TABLE_ROW = 6  # more numbers than this in one "sentence": a table row or a figure's axis labels
 _PREFERRED_SECTIONS = {"abstract": 3, "evaluation": 2, "introduction": 2, "conclusion": 1}
 
 
@@ -53,8 +54,11 @@ def _score(sentence: str, section: str, n_values: int) -> float:
     )
 
 
-def find_candidates(chunks: list[tuple[int | None, str, str]], limit: int) -> list[Candidate]:
-    """The best claim-bearing sentences from (page, section, text) chunks, one per sentence."""
+def find_candidates(
+    chunks: list[tuple[int | None, str, str]], limit: int | None = None
+) -> list[Candidate]:
+    """The claim-bearing sentences of (page, section, text) chunks, one per sentence, best
+    first; all of them unless `limit` is given."""
     found: dict[str, Candidate] = {}
     for page, section, text in chunks:
         sentences = (
@@ -64,11 +68,11 @@ def find_candidates(chunks: list[tuple[int | None, str, str]], limit: int) -> li
             if not 30 <= len(sentence) <= 400:
                 continue
             values, units = _numbers_with_units(sentence)
-            if not values or not _CUE.search(sentence):
+            if not values or not _CUE.search(sentence) or len(values) > _TABLE_ROW:
                 continue
             candidate = Candidate(
                 page, section, sentence, values, units, _score(sentence, section, len(values))
             )
             found.setdefault(sentence, candidate)
     ranked = sorted(found.values(), key=lambda c: (-c.score, c.page or 0, c.sentence))
-    return ranked[:limit]
+    return ranked[:limit] if limit is not None else ranked

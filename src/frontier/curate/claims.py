@@ -1,24 +1,31 @@
-"""Claims: code finds the sentences and their numbers, the LLM types them, code verifies them."""
+"""Claims: code finds every number sentence and proposes each field as a span of it, the model
+only chooses among the proposals, and code gates every field before it is stored."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, create_model
 
 from frontier.curate.candidates import Candidate
+from frontier.curate.spans import Proposal, Span, propose
 from frontier.curate.verify import normalize, verify_claim
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
+
+# part of every paper's claims key: a change in how code types claims redoes every paper
+TYPING_VERSION = "spans-1"
+NONE = "none"
+CODE = "code"
 
 
 @dataclass
 class ClaimRow:
     metric: str
     value: float | None
-    value_text: str
+    value_text: str  # as printed, with its qualifier and unit: "up to 1.23×"
     unit: str
     direction: str
     baseline: str
@@ -29,63 +36,12 @@ class ClaimRow:
     quote: str
     verified: bool
     verify_note: str
-    model: str
+    model: str  # the LLM that chose among the proposed spans, or "code"
     prompt_version: str
-
-
-def claim_schema(candidate: Candidate) -> type[BaseModel]:
-    """The value can only be one of the numbers code found in the sentence."""
-    return create_model(
-        "Claim",
-        metric=(str, Field(min_length=2, max_length=40)),
-        value=(Literal[candidate.values], ...),  # type: ignore[valid-type]
-        unit=(Literal[tuple([*candidate.units, ""])], ...),  # type: ignore[valid-type]
-        direction=(Literal["higher", "lower", ""], ...),
-        baseline=(str, Field(max_length=80)),
-        model=(str, Field(max_length=60)),
-        hardware=(str, Field(max_length=40)),
-        condition=(str, Field(max_length=80)),
-    )
-
-
-_METRIC_BY_UNIT = {
-    "×": "speedup",
-    "x": "speedup",
-    "X": "speedup",
-    "%": "relative change",
-    "percent": "relative change",
-    "tokens/s": "throughput",
-    "tok/s": "throughput",
-    "tokens per second": "throughput",
-    "ms": "latency",
-    "s": "latency",
-    "seconds": "latency",
-    "GB": "memory",
-    "MB": "memory",
-    "$": "cost",
-    "USD": "cost",
-    "bit": "bit width",
-    "bits": "bit width",
-    "-bit": "bit width",
-    "W": "power",
-    "J": "energy",
-}
-_METRIC_SHAPE = re.compile(r"[a-z][a-z0-9 /()+-]{1,39}")
-
-
-def clean_metric(metric: str, unit: str) -> str:
-    """The model names the metric; a name that is not words falls back to one the unit implies."""
-    metric = " ".join(metric.lower().split())
-    letters = sum(ch.isalpha() for ch in metric)
-    if _METRIC_SHAPE.fullmatch(metric) and letters >= 3:
-        return metric
-    return _METRIC_BY_UNIT.get(unit, "measured value")
-
-
-def grounded(field: str, quote: str) -> str:
-    """Baseline, model, hardware and condition are facts: kept only when the quote says them."""
-    field = " ".join(field.split()).strip(" .,;:")
-    return field if len(field) >= 2 and normalize(field) in normalize(quote) else ""
+    headline: bool = False
+    setup_page: int | None = None  # where model or hardware came from when the quote names none
+    setup_fields: str = ""  # which of them: "model", "hardware" or "model,hardware"
+    section: str = ""
 
 
 def first_number(text: str) -> float | None:
@@ -93,34 +49,180 @@ def first_number(text: str) -> float | None:
     return float(match.group(0)) if match else None
 
 
-async def type_claim(
-    llm: LLM, prompt: Prompt, title: str, candidate: Candidate, page_text: str | None
+def code_claims(
+    candidate: Candidate,
+    page_text: str | None,
+    aliases: dict[str, list[str]],
+    setup: dict[str, tuple[str, int]],
+) -> list[tuple[ClaimRow, Proposal]]:
+    """Every measured number of the sentence as a claim typed from code's best spans."""
+    typed = []
+    for proposal in propose(candidate.sentence, aliases):
+        verified, note = verify_claim(candidate.sentence, proposal.value.text, page_text)
+        claim = ClaimRow(
+            metric=_first(proposal.metrics),
+            value=first_number(proposal.numbers[0]),
+            value_text=proposal.value.text,
+            unit=proposal.unit,
+            direction=proposal.direction,
+            baseline=_first(proposal.baselines),
+            model_name=_first(proposal.models),
+            hardware=_first(proposal.hardware),
+            condition="",
+            page=candidate.page,
+            quote=candidate.sentence,
+            verified=verified,
+            verify_note=note,
+            model=CODE,
+            prompt_version=TYPING_VERSION,
+            section=candidate.section,
+        )
+        typed.append((with_setup(claim, setup), proposal))
+    return typed
+
+
+def _first(spans: list[Span]) -> str:
+    return spans[0].text if spans else ""
+
+
+def with_setup(claim: ClaimRow, setup: dict[str, tuple[str, int]]) -> ClaimRow:
+    """Model and hardware from the paper's setup section when the sentence names neither."""
+    fields, page = [], None
+    if not claim.model_name and "model" in setup:
+        claim.model_name, page = setup["model"]
+        fields.append("model")
+    if not claim.hardware and "hardware" in setup:
+        claim.hardware, page = setup["hardware"]
+        fields.append("hardware")
+    if fields:
+        claim.setup_fields, claim.setup_page = ",".join(fields), page
+    return claim
+
+
+def needs_choice(proposal: Proposal) -> bool:
+    """The model is asked only where code proposes more than one span for a field."""
+    return len(proposal.metrics) > 1 or len(proposal.baselines) > 1
+
+
+def choice_schema(proposal: Proposal) -> type[BaseModel]:
+    """The model may only pick one of the proposed spans, or none."""
+    metrics = tuple(dict.fromkeys([*(s.text for s in proposal.metrics), NONE]))
+    baselines = tuple(dict.fromkeys([*(s.text for s in proposal.baselines), NONE]))
+    return create_model(
+        "ClaimChoice",
+        metric=(Literal[metrics], ...),  # type: ignore[valid-type]
+        baseline=(Literal[baselines], ...),  # type: ignore[valid-type]
+    )
+
+
+async def choose_spans(
+    llm: LLM, prompt: Prompt, title: str, claim: ClaimRow, proposal: Proposal
 ) -> ClaimRow:
-    schema = claim_schema(candidate)
+    """The model's choice among code's spans for the metric and the baseline."""
     messages = prompt.messages(
-        title=title, page=candidate.page or "abstract", sentence=candidate.sentence
+        title=title,
+        page=claim.page or "abstract",
+        sentence=claim.quote,
+        value=claim.value_text,
+        metrics=[s.text for s in proposal.metrics],
+        baselines=[s.text for s in proposal.baselines],
     )
     answer = await llm.structured(
-        schema, messages, purpose="claims", prompt_version=prompt.tag, max_tokens=300
-    )
-    typed = answer.value
-    value_text = str(typed.value)  # type: ignore[attr-defined]
-    verified, note = verify_claim(candidate.sentence, value_text, page_text)
-    quote = candidate.sentence
-    return ClaimRow(
-        metric=clean_metric(typed.metric, typed.unit),  # type: ignore[attr-defined]
-        value=first_number(value_text),
-        value_text=value_text,
-        unit=typed.unit,
-        direction=typed.direction,  # type: ignore[attr-defined]
-        baseline=grounded(typed.baseline, quote),  # type: ignore[attr-defined]
-        model_name=grounded(typed.model, quote),  # type: ignore[attr-defined]
-        hardware=grounded(typed.hardware, quote),  # type: ignore[attr-defined]
-        condition=grounded(typed.condition, quote),  # type: ignore[attr-defined]
-        page=candidate.page,
-        quote=candidate.sentence,
-        verified=verified,
-        verify_note=note,
-        model=answer.result.model,
+        choice_schema(proposal),
+        messages,
+        purpose="claims",
         prompt_version=prompt.tag,
+        max_tokens=120,
     )
+    chosen = answer.value
+    return replace(
+        claim,
+        metric="" if chosen.metric == NONE else chosen.metric,  # type: ignore[attr-defined]
+        baseline="" if chosen.baseline == NONE else chosen.baseline,  # type: ignore[attr-defined]
+        model=answer.result.model,
+        prompt_version=f"{prompt.tag}+{TYPING_VERSION}",
+    )
+
+
+_IDENTIFIER = re.compile(r"[A-Z0-9_]{4,}|\w*_\w*|[\d\W]+")
+_PLACEHOLDER = {"measured value", "value", "metric", "number", "result", "results", NONE, "n/a"}
+
+
+def gate(claim: ClaimRow) -> ClaimRow:
+    """Every typed field must be a span of the quote (model and hardware may come from the
+    setup section), the metric no identifier or placeholder, the baseline not the value, the
+    direction given by a word of the quote. A field that fails is emptied, never stored."""
+    quote = normalize(claim.quote)
+    on_quote = lambda text: bool(text) and normalize(text) in quote  # noqa: E731
+    metric_ok = (
+        on_quote(claim.metric)
+        and not _IDENTIFIER.fullmatch(claim.metric)
+        and claim.metric.lower() not in _PLACEHOLDER
+    )
+    numbers = set(re.findall(r"\d+(?:\.\d+)?", claim.value_text))
+    baseline_ok = (
+        on_quote(claim.baseline)
+        and not numbers & set(re.findall(r"\d+(?:\.\d+)?", claim.baseline))
+        and normalize(claim.baseline) != normalize(claim.value_text)
+    )
+    setup = set(claim.setup_fields.split(",")) if claim.setup_fields else set()
+    return replace(
+        claim,
+        metric=claim.metric if metric_ok else "",
+        baseline=claim.baseline if baseline_ok else "",
+        model_name=claim.model_name if "model" in setup or on_quote(claim.model_name) else "",
+        hardware=claim.hardware if "hardware" in setup or on_quote(claim.hardware) else "",
+        direction=claim.direction if claim.direction in ("higher", "lower") else "",
+    )
+
+
+_OWN = re.compile(r"\b(?:we|our|this paper|this work)\b", re.IGNORECASE)
+_OTHERS = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\(\w[\w\s.&]*,? \d{4}\w?\)|\bet al\.", re.I)
+_HEADLINE_SECTIONS = {"abstract": 4, "introduction": 2, "conclusion": 2, "conclusions": 2}
+
+
+def headline_score(claim: ClaimRow, names: list[str]) -> float:
+    """How much a claim reads as one of the paper's own main results."""
+    score = _HEADLINE_SECTIONS.get(claim.section, 0) + (2 if claim.page is None else 0)
+    score += 1 if claim.page is not None and claim.page <= 2 else 0
+    score += 2 * bool(claim.metric) + 2 * bool(claim.baseline) + bool(claim.direction)
+    score += 1 if claim.unit in ("×", "%") else 0
+    score -= 4 if claim.unit in ("bit", "bits") else 0  # a precision is a setting, not a result
+    own = _OWN.search(claim.quote) or any(n in claim.quote for n in names)
+    score += 2 if own else 0
+    score -= 3 if _OTHERS.search(claim.quote) else 0
+    return score
+
+
+def system_names(title: str) -> list[str]:
+    """Names the paper may give its own system: the title's lead before a colon, and its
+    coined words (mixed case or capitals, like vLLM, DistServe, SpQR)."""
+    names = []
+    lead = title.split(":", 1)[0].strip()
+    if ":" in title and len(lead.split()) <= 3:
+        names.append(lead)
+    names += re.findall(r"\b(?=\w*[A-Z]\w*)(?=\w*[a-z]\w*[A-Z]|[A-Z]{2,})[\w-]{3,}\b", title)
+    common = re.compile(r"(?:LLM|GPU|CPU|TPU|KV|AI|ML|NLP|API|MoE|DNN|RAG)s?", re.IGNORECASE)
+    return list(dict.fromkeys(n for n in names if len(n) >= 3 and not common.fullmatch(n)))
+
+
+def mark_headlines(claims: list[ClaimRow], title: str, limit: int = 3) -> list[ClaimRow]:
+    """The paper's 1-3 headline claims: verified, typed with a metric, ranked by where they
+    stand and what they say, one per sentence and metric."""
+    names = system_names(title)
+    ranked = sorted(
+        (c for c in claims if c.verified and c.metric),
+        key=lambda c: -headline_score(c, names),
+    )
+    chosen: list[ClaimRow] = []
+    seen: set[tuple[str, str]] = set()  # the same result restated in the introduction counts once
+    for claim in ranked:
+        key = (claim.value_text.split()[-1], claim.unit)
+        if key in seen or headline_score(claim, names) < 5:
+            continue
+        seen.add(key)
+        chosen.append(claim)
+        if len(chosen) == limit:
+            break
+    picked = {id(c) for c in chosen}
+    return [replace(c, headline=id(c) in picked) for c in claims]

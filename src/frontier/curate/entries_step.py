@@ -16,13 +16,7 @@ from frontier.store import curation as store
 
 
 def verified_claims(conn: sqlite3.Connection, paper_id: str) -> list[ClaimRow]:
-    rows = conn.execute(
-        "SELECT metric, value, value_text, unit, direction, baseline, model_name, hardware, condition, "
-        "page, quote, verified, verify_note, model, prompt_version FROM claims "
-        "WHERE paper_id = ? AND verified = 1 ORDER BY id",
-        (paper_id,),
-    )
-    return [ClaimRow(*row) for row in rows]
+    return [ClaimRow(*row) for row in store.claims_of(conn, paper_id, verified_only=True)]
 
 
 def entity_names(conn: sqlite3.Connection) -> dict[str, str]:

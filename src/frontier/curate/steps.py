@@ -12,10 +12,21 @@ import numpy as np
 from rich.console import Console
 
 from frontier.config import Settings
-from frontier.curate.candidates import Candidate, find_candidates
-from frontier.curate.claims import ClaimRow, type_claim
+from frontier.curate.candidates import find_candidates
+from frontier.curate.claims import (
+    TYPING_VERSION,
+    ClaimRow,
+    choose_spans,
+    code_claims,
+    gate,
+    headline_score,
+    mark_headlines,
+    needs_choice,
+    system_names,
+)
 from frontier.curate.relations import Relation, confirm_relation, entity_relations
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
+from frontier.curate.spans import Proposal, setup_names
 from frontier.curate.stamps import Stamps
 from frontier.curate.triage import Decision, decide_by_embedding, decide_by_llm, shortlist
 from frontier.llm.client import LLM
@@ -69,8 +80,13 @@ def triage_key(scope_key: str, paper: Mapping[str, Any]) -> str:
     )
 
 
-def claims_key(chunks: list[tuple[int | None, str, str]], prompt_tag: str, limit: int) -> str:
-    return store.digest(chunks, prompt_tag, limit)
+def claims_key(
+    chunks: list[tuple[int | None, str, str]],
+    prompt_tag: str,
+    limit: int,
+    aliases: dict[str, list[str]],
+) -> str:
+    return store.digest(chunks, prompt_tag, limit, TYPING_VERSION, aliases)
 
 
 def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[str, str, str, str]]:
@@ -101,9 +117,11 @@ def relations_key(
     return store.digest(base, paper["title"], paper["abstract"], topics, store.digest(pages))
 
 
-def claims_quick_key(text_version: int, prompt_tag: str, limit: int) -> str:
+def claims_quick_key(
+    text_version: int, prompt_tag: str, limit: int, aliases: dict[str, list[str]]
+) -> str:
     """The claims key with the paper's text version in place of its chunks."""
-    return store.digest("claims", text_version, prompt_tag, limit)
+    return store.digest("claims", text_version, prompt_tag, limit, TYPING_VERSION, aliases)
 
 
 def relations_quick_key(base: str, paper: Mapping[str, Any], topics: list[str]) -> str:
@@ -216,51 +234,91 @@ def _boundary(
     )
 
 
+def entity_aliases(settings: Settings) -> dict[str, list[str]]:
+    """The tracked names of models and hardware, by kind, for claim typing."""
+    aliases: dict[str, list[str]] = {}
+    for entity in settings.entities:
+        if entity.kind in ("model", "hardware"):
+            aliases.setdefault(entity.kind, []).extend([entity.name, *entity.aliases])
+    return aliases
+
+
+@dataclass
+class _PaperClaims:
+    paper: sqlite3.Row
+    key: str
+    quick: str
+    typed: list[tuple[ClaimRow, Proposal]]
+
+
+def _type_paper(
+    ctx: Context, paper: sqlite3.Row, chunks: list[tuple[int | None, str, str]]
+) -> list[tuple[ClaimRow, Proposal]]:
+    """Every number sentence of the paper, typed by code."""
+    aliases = entity_aliases(ctx.settings)
+    pages = dict(store.pages_of(ctx.conn, paper["id"]))
+    setup = setup_names(chunks, aliases)
+    typed = []
+    for candidate in find_candidates(chunks):
+        text = pages.get(candidate.page) if candidate.page else paper["abstract"]
+        typed += code_claims(candidate, text, aliases, setup)
+    return typed
+
+
+def _choice_jobs(todo: list[_PaperClaims], limit: int) -> list[tuple[_PaperClaims, int]]:
+    """The model chooses spans for at most `limit` claims a paper: the likeliest headlines
+    among those where code proposes more than one span for a field."""
+    jobs = []
+    for item in todo:
+        names = system_names(item.paper["title"])
+        order = sorted(
+            range(len(item.typed)), key=lambda i: -headline_score(item.typed[i][0], names)
+        )
+        picked = [i for i in order if item.typed[i][0].verified and needs_choice(item.typed[i][1])]
+        jobs += [(item, i) for i in picked[:limit]]
+    return jobs
+
+
 async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     prompt = load_prompt("claim")
     limit = ctx.settings.curate.max_claims_per_paper
-    jobs: list[tuple[sqlite3.Row, str, Candidate, str | None]] = []
-    keys: dict[str, str] = {}
+    aliases = entity_aliases(ctx.settings)
     stamps = Stamps(ctx.conn, "claims")
-    quick: dict[str, str] = {}
+    todo: list[_PaperClaims] = []
     for paper in papers:
         if not store.topics_of(ctx.conn, paper["id"]):
             continue
-        quick[paper["id"]] = claims_quick_key(paper["text_version"], prompt.tag, limit)
-        if stamps.quick_match(paper["id"], quick[paper["id"]]):
+        quick = claims_quick_key(paper["text_version"], prompt.tag, limit, aliases)
+        if stamps.quick_match(paper["id"], quick):
             continue
         chunks = store.chunks_of(ctx.conn, paper["id"])
-        key = claims_key(chunks, prompt.tag, limit)
-        if not stamps.changed(paper["id"], quick[paper["id"]], key):
-            continue
-        keys[paper["id"]] = key
-        pages = dict(store.pages_of(ctx.conn, paper["id"]))
-        for candidate in find_candidates(chunks, limit):
-            text = pages.get(candidate.page) if candidate.page else paper["abstract"]
-            jobs.append((paper, key, candidate, text))
-
+        key = claims_key(chunks, prompt.tag, limit, aliases)
+        if stamps.changed(paper["id"], quick, key):
+            todo.append(_PaperClaims(paper, key, quick, _type_paper(ctx, paper, chunks)))
     stamps.flush()
 
-    async def work(job: tuple[sqlite3.Row, str, Candidate, str | None]) -> ClaimRow:
-        paper, _, candidate, text = job
-        return await type_claim(ctx.llm, prompt, paper["title"], candidate, text)
+    async def choose(job: tuple[_PaperClaims, int]) -> ClaimRow:
+        item, i = job
+        claim, proposal = item.typed[i]
+        return await choose_spans(ctx.llm, prompt, item.paper["title"], claim, proposal)
 
-    results = await ctx.bounded(jobs, work, "claims") if jobs else []
-    by_paper: dict[str, list[ClaimRow]] = {pid: [] for pid in keys}
+    jobs = _choice_jobs(todo, limit)
+    results = await ctx.bounded(jobs, choose, "claims") if jobs else []
     failed: set[str] = set()
-    for (paper, _, _, _), result in zip(jobs, results, strict=True):
+    for (item, i), result in zip(jobs, results, strict=True):
         if isinstance(result, LLMFailure):
-            failed.add(paper["id"])
-            ctx.failures.append((paper["id"], "claims", str(result)))
+            failed.add(item.paper["id"])
+            ctx.failures.append((item.paper["id"], "claims", str(result)))
         else:
-            by_paper[paper["id"]].append(result)
-    for paper_id, claims in by_paper.items():
-        if paper_id not in failed:
-            store.save_claims(
-                ctx.conn, paper_id, claims, keys[paper_id], ctx.run_id, quick[paper_id]
-            )
-            ctx.bump("claims", len(claims))
-            ctx.bump("claims:verified", sum(c.verified for c in claims))
+            item.typed[i] = (result, item.typed[i][1])
+    for item in todo:
+        if item.paper["id"] in failed:
+            continue
+        claims = mark_headlines([gate(c) for c, _ in item.typed], item.paper["title"])
+        store.save_claims(ctx.conn, item.paper["id"], claims, item.key, ctx.run_id, item.quick)
+        ctx.bump("claims", len(claims))
+        ctx.bump("claims:verified", sum(c.verified for c in claims))
+        ctx.bump("claims:headline", sum(c.headline for c in claims))
 
 
 async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:

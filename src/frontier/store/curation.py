@@ -127,6 +127,27 @@ def topics_of(conn: sqlite3.Connection, paper_id: str) -> list[str]:
     return [r[0] for r in rows]
 
 
+CLAIM_COLUMNS = (
+    "metric", "value", "value_text", "unit", "direction", "baseline", "model_name", "hardware",
+    "condition", "page", "quote", "verified", "verify_note", "model", "prompt_version",
+    "headline", "setup_page", "setup_fields", "section",
+)  # fmt: skip
+
+
+def _column(claim: Any, name: str) -> Any:
+    value = getattr(claim, name)
+    return int(value) if isinstance(value, bool) else value
+
+
+def claims_of(conn: sqlite3.Connection, paper_id: str, verified_only: bool = False) -> list[Any]:
+    """The paper's claims in the order they were stored, as rows of CLAIM_COLUMNS."""
+    where = " AND verified = 1" if verified_only else ""
+    return conn.execute(
+        f"SELECT {', '.join(CLAIM_COLUMNS)} FROM claims WHERE paper_id = ?{where} ORDER BY id",
+        (paper_id,),
+    ).fetchall()
+
+
 def save_claims(
     conn: sqlite3.Connection,
     paper_id: str,
@@ -137,32 +158,14 @@ def save_claims(
 ) -> None:
     with transaction(conn):
         conn.execute("DELETE FROM claims WHERE paper_id = ?", (paper_id,))
-        for c in claims:
-            conn.execute(
-                "INSERT INTO claims (paper_id, metric, value, value_text, unit, direction, baseline, "
-                "model_name, hardware, condition, page, quote, verified, verify_note, model, "
-                "prompt_version, run_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    paper_id,
-                    c.metric,
-                    c.value,
-                    c.value_text,
-                    c.unit,
-                    c.direction,
-                    c.baseline,
-                    c.model_name,
-                    c.hardware,
-                    c.condition,
-                    c.page,
-                    c.quote,
-                    int(c.verified),
-                    c.verify_note,
-                    c.model,
-                    c.prompt_version,
-                    run_id,
-                    now(),
-                ),
-            )
+        conn.executemany(
+            f"INSERT INTO claims (paper_id, {', '.join(CLAIM_COLUMNS)}, run_id, at) "
+            f"VALUES ({', '.join('?' * (len(CLAIM_COLUMNS) + 3))})",
+            [
+                (paper_id, *(_column(c, name) for name in CLAIM_COLUMNS), run_id, now())
+                for c in claims
+            ],
+        )
         _mark(conn, paper_id, "claims", input_hash, quick_key)
 
 

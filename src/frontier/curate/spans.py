@@ -1,0 +1,463 @@
+"""A claim's fields as spans of its sentence, proposed by code: the value as printed, its unit,
+the direction its verb or comparative gives, the metric it measures, the baseline it is compared
+with, and the model and hardware named. A field that is not a span of the sentence is never
+proposed, so a model choosing among these proposals cannot type a claim with words the paper
+did not print."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_QUALIFIER = (
+    r"(?:up to|more than|over|at least|at most|nearly|almost|about|around|approximately|roughly|"
+    r"as much as|as high as|an average of|on average|less than|under|mean|average|avg\.?|"
+    r"geomean|~|≈|>|<|≥)"
+)
+_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_UNIT = (
+    r"(?:×|(?<=\d)[xX](?![a-z])|%|percent|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|"
+    r"QPS|[KMGT]B/s|[KMGT]i?B(?![a-z])|ms|µs|us(?![a-z])|s(?![a-z])|seconds?|minutes?|hours?|"
+    r"-?bits?(?![a-z])|TFLOPS|GFLOPS|W(?![a-z])|J(?![a-z])|USD)"
+)
+_VALUE = re.compile(
+    rf"(?P<qual>{_QUALIFIER}\s*)?(?P<dollar>\$)?(?P<num>{_NUM})\s?(?P<unit>{_UNIT})?"
+    rf"(?:\s*(?:[-–—−]|to)\s*(?:up to\s*)?(?P<num2>{_NUM})\s?(?P<unit2>{_UNIT})?)?"
+    rf"(?P<tail>\s+on average)?",
+)
+# a number inside a name (GPT-2, A100, LLaMA-2-70B, Mixtral 8×7B) or a citation is no claim
+_NAME_BEFORE = re.compile(r"[A-Za-z][\w.]*-?$")
+_PARAMS_AFTER = re.compile(r"^\s?(?:[BMK](?![a-z])|billion|million)")
+_EXPERTS_AFTER = re.compile(r"^\d+(?:\.\d+)?[BM]\b")
+
+_LOWER = re.compile(
+    r"\b(?:reduc\w*|lower\w*|cuts?|cutting|decreas\w*|less|fewer|sav(?:e|es|ed|ings?)|shrink\w*|"
+    r"smaller|drops?|dropped|tighter|shorter|lessen\w*|minimi[sz]\w*)\b",
+    re.IGNORECASE,
+)
+_HIGHER = re.compile(
+    r"\b(?:improv\w*|increas\w*|higher|faster|speed[- ]?ups?|speeds? up|boost\w*|more|"
+    r"outperform\w*|accelerat\w*|better|gains?|larger|greater|raises?|lifts?|doubl\w*)\b",
+    re.IGNORECASE,
+)
+_METRIC_HEAD = (
+    r"(?:throughput|goodput|latenc(?:y|ies)|time[- ]to[- ]first[- ]token|TTFT|TPOT|TBT|"
+    r"time per output token|time between tokens|speed[- ]?ups?|speed|memory(?: usage| footprint|"
+    r" overhead| consumption| traffic)?|KV[- ]cache(?: size| memory| usage)?|perplexity|accuracy|"
+    r"cost|energy|power|bandwidth|utili[sz]ation|MFU|FLOPs|requests|request rate|SLOs?|"
+    r"SLO attainment|capacity|batch size|context length|sequence length|hit rate|acceptance rate|"
+    r"quantization error|error|area|efficiency|wall-clock time|runtime|execution time|"
+    r"completion time|inference time|response time|waiting time|queuing delay|storage|"
+    r"I/O|data transfers?|transfers|compression ratio|fragmentation|waste|faster|slower|"
+    r"(?:attention )?computation|inference|decoding|generation|prefill|training)(?![\w-])"
+)
+_MODIFIER = r"(?:(?:[\w-]+|P\d\d)\s+){0,3}"
+# words that may stand before a metric's head: nouns and adjectives of the field, hyphenated
+# compounds and acronyms; anything else (a verb, an adverb, a system's name) ends the phrase
+_MODIFIER_WORDS = {
+    "serving", "decoding", "decode", "inference", "prefill", "prefilling", "attention",
+    "request", "requests", "online", "offline", "effective", "peak", "average", "tail", "mean",
+    "median", "model", "token", "tokens", "generation", "input", "output", "job", "memory",
+    "cache", "system", "normalized", "zero-shot", "question", "answering", "query", "compute",
+    "network", "data", "device", "energy", "training", "search", "kernel", "gpu", "cpu",
+    "batch", "sequence", "context", "storage", "bandwidth", "total", "overall", "wall-clock",
+    "computation", "execution", "response", "first", "per", "speculative", "end-to-end",
+    "hardware", "area", "quantization", "weight", "activation", "tensor", "matrix", "i/o",
+    "p50", "p90", "p95", "p99", "99th", "95th", "percentile", "normalised",
+}  # fmt: skip
+_METRIC = re.compile(rf"\b{_MODIFIER}{_METRIC_HEAD}\b", re.IGNORECASE)
+_NOT_MODIFIER = {
+    "the", "a", "an", "its", "their", "our", "this", "that", "by", "of", "in", "on", "to", "and",
+    "or", "with", "for", "is", "are", "was", "were", "be", "has", "have", "up", "than", "as",
+    "improves", "improve", "improved", "reduces", "reduce", "reduced", "achieves", "achieve",
+    "achieving", "increases", "increase", "lower", "higher", "more", "less", "while", "at", "x",
+    "can", "which", "also", "both", "it", "we", "us", "from", "into", "over", "same", "such",
+    "further", "significantly", "substantially", "overall", "average", "mean", "times",
+    "tighter", "better", "faster", "fewer", "smaller", "larger", "greater", "significant",
+    "substantial", "impressive", "notable", "remarkable", "considerable", "total", "only", "all",
+    "when", "then", "these", "those", "each", "per", "not", "no", "without", "between", "after",
+    "speeds", "yields", "brings", "enables",
+    "cuts", "lowers", "boosts", "accelerates", "delivers", "offers", "provides", "shows", "gives",
+    "attains", "reaches", "serves", "sustains", "supports", "outperforms", "saves", "shrinks",
+    "decreases", "speed", "down",
+}  # fmt: skip
+_WEAK_HEAD = re.compile(
+    r"(?:computation|inference|decoding|generation|prefill|training)$", re.IGNORECASE
+)
+_COMPARE = re.compile(
+    r"\b(?:compared (?:to|with|against)|in comparison (?:to|with)|relative to|versus|vs\.?|"
+    r"against|than|over|instead of|on top of)\s+",
+    re.IGNORECASE,
+)
+_LIST_INTRO = re.compile(r",?\s*(?:such as|e\.g\.,?|including|like|namely)\s+", re.IGNORECASE)
+_BASELINE_STOP = re.compile(
+    r"[,;:()\[\]]|\.(?:\s|$)|\s(?:while|with|at|on|in|for|when|under|across|using|without|by|"
+    r"which|that|respectively|thus|making|and achieves|and reduces|and improves|and increases|"
+    r"where|whereas|if|because|so|to|through|such as|e\.g\.,?|including|namely)\s|\s(?:and|or)\s(?-i:(?=[a-z]))",
+    re.IGNORECASE,
+)
+_NOT_BASELINE = re.compile(
+    r"^(?:time|the (?:years|past|course)|a range|all|prior years|\d)|^(?:that|this|those)\b",
+    re.IGNORECASE,
+)
+_MODEL = re.compile(
+    r"\b(?:(?:Code)?Llama|LLaMA|OPT|GPT|Mistral|Mixtral|Falcon|Qwen|Vicuna|BLOOM|Gemma|Phi|"
+    r"DeepSeek|Yi|PaLM|T5|BERT|Chinchilla|MPT|Pythia|StarCoder|Grok|Claude|Gopher|LaMDA|"
+    r"Megatron|Baichuan|ChatGLM|InternLM)(?:[- ]?\d+[x×]\d+B|[- ]?\d+(?:\.\d+)?)?(?:[- ](?:\d+(?:\.\d+)?[BMK]|"
+    r"\d+x\d+B|[Cc]hat|[Ii]nstruct|[Ll]arge|XL|XXL))*(?:[- ]\d+(?:\.\d+)?[BMK])?\b"
+)
+_HARDWARE = re.compile(
+    r"\b(?:(?:NVIDIA\s+)?(?:A100|H100|H200|H800|A800|B100|B200|GH200|A10G?|A30|A40|A6000|L4|L40S?|"
+    r"V100|T4|P100|RTX\s?\d{4}(?:\s?Ti)?|GTX\s?\d{4}|Jetson\s\w+)(?:[- ]?(?:SXM\d?|PCIe))?"
+    r"(?:[- ]?\d+\s?GB)?|(?:AMD\s+)?MI\d{3}X?|TPU\s?v\d\w*|Gaudi\s?\d?|Trainium\d?|Inferentia\d?|"
+    r"Apple M\d(?: \w+)?|Xeon[\w -]*?\d{4}\w*)\b"
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A piece of the sentence, by its offsets: what a typed field must be."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass
+class Proposal:
+    """Code's proposal for one number of a sentence: the value and the candidate spans for
+    every other field, best first."""
+
+    value: Span  # as printed, with its qualifier: "up to 1.23×", "2-4×", "1.88×–5.04×"
+    numbers: tuple[str, ...]
+    unit: str
+    direction: str  # higher | lower | ""
+    direction_cue: str
+    metrics: list[Span] = field(default_factory=list)
+    baselines: list[Span] = field(default_factory=list)
+    models: list[Span] = field(default_factory=list)
+    hardware: list[Span] = field(default_factory=list)
+
+
+def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[Proposal]:
+    """One proposal for every measured number of the sentence, in reading order."""
+    aliases = aliases or {}
+    models = _names(sentence, _MODEL, aliases.get("model", []))
+    hardware = _names(sentence, _HARDWARE, aliases.get("hardware", []))
+    values = _values(sentence)
+    proposals = []
+    for value, numbers, unit in values:
+        clause = _clause(sentence, value, [v for v, _, _ in values])
+        direction, cue = _direction(sentence, value, clause)
+        proposals.append(
+            Proposal(
+                value,
+                numbers,
+                unit,
+                direction,
+                cue,
+                *_metrics_and_baselines(sentence, value, clause),
+                _nearest_first(models, value, clause),
+                _nearest_first(hardware, value, clause),
+            )
+        )
+    _inherit_from_parallel(proposals)
+    return proposals
+
+
+def _metrics_and_baselines(
+    sentence: str, value: Span, clause: Span
+) -> tuple[list[Span], list[Span]]:
+    baselines = _baselines(sentence, value, clause)
+    metrics = [
+        m for m in _metrics(sentence, value, clause) if not any(_overlaps(m, b) for b in baselines)
+    ]
+    return metrics, baselines
+
+
+def _inherit_from_parallel(proposals: list[Proposal]) -> None:
+    """'speedups of up to 2.16× on summarization, 1.82× on coding': a value whose clause names
+    no metric shares the metric, direction and baseline of the value before it in that unit."""
+    for i, proposal in enumerate(proposals):
+        if proposal.metrics:
+            continue
+        before = [p for p in proposals[:i] if p.unit == proposal.unit and p.metrics]
+        if before:
+            source = before[-1]
+            proposal.metrics = list(source.metrics)
+            proposal.baselines = proposal.baselines or list(source.baselines)
+            if not proposal.direction:
+                proposal.direction, proposal.direction_cue = source.direction, source.direction_cue
+
+
+def _nearest_first(names: list[Span], value: Span, clause: Span) -> list[Span]:
+    """Names in the value's clause before the others, each group nearest first."""
+    kept = [n for n in names if not _overlaps(n, value)]
+    return sorted(
+        kept,
+        key=lambda n: (
+            not _overlaps(n, clause),
+            min(abs(n.start - value.end), abs(value.start - n.end)),
+        ),
+    )
+
+
+def _values(sentence: str) -> list[tuple[Span, tuple[str, ...], str]]:
+    found = []
+    for match in _VALUE.finditer(sentence):
+        unit = match.group("unit") or match.group("unit2") or ""
+        if match.group("dollar"):
+            unit = "$"
+        if not unit or _inside_name(sentence, match):
+            continue
+        numbers = tuple(n for n in (match.group("num"), match.group("num2")) if n)
+        start = (
+            match.start() if match.group("qual") or match.group("dollar") else match.start("num")
+        )
+        end = match.end()
+        found.append((Span(sentence[start:end].strip(), start, end), numbers, _unit_name(unit)))
+    return found
+
+
+def _inside_name(sentence: str, match: re.Match[str]) -> bool:
+    before = sentence[: match.start("num")]
+    if _NAME_BEFORE.search(before) and not match.group("qual"):
+        return True
+    after = sentence[match.end("num") :]
+    if match.group("unit") in (None, "") and _PARAMS_AFTER.match(after):
+        return True
+    if _EXPERTS_AFTER.match(sentence[match.end() :]):
+        return True
+    return bool(re.search(r"[\[(]\s*$", before) and re.match(r"\s*[\]),]", after))
+
+
+def _unit_name(unit: str) -> str:
+    unit = unit.strip()
+    if unit in ("x", "X"):
+        return "×"
+    if unit == "percent":
+        return "%"
+    return unit.lstrip("-")
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _clause(sentence: str, value: Span, values: list[Span]) -> Span:
+    """The part of the sentence that speaks of this value: bounded by the neighbouring values'
+    clauses (a comma, semicolon or conjunction between two numbers separates their claims)."""
+    left, right = 0, len(sentence)
+    for other in values:
+        if other.end <= value.start:
+            gap = sentence[other.end : value.start]
+            cut = _last_break(gap)
+            left = max(left, other.end + cut if cut >= 0 else other.end)
+        elif other.start >= value.end:
+            gap = sentence[value.end : other.start]
+            cut = _first_break(gap)
+            right = min(right, value.end + cut if cut >= 0 else other.start)
+    return Span(sentence[left:right], left, right)
+
+
+_BREAK = re.compile(r",|;|\band\b|\bor\b|\bwhile\b|\bwhereas\b")
+
+
+def _last_break(text: str) -> int:
+    breaks = [m.end() for m in _BREAK.finditer(text)]
+    return breaks[-1] if breaks else -1
+
+
+def _first_break(text: str) -> int:
+    match = _BREAK.search(text)
+    return match.start() if match else -1
+
+
+def _direction(sentence: str, value: Span, clause: Span) -> tuple[str, str]:
+    """The cue word nearest the value inside its clause decides."""
+    best: tuple[int, str, str] | None = None
+    for pattern, direction in ((_LOWER, "lower"), (_HIGHER, "higher")):
+        for match in pattern.finditer(sentence, clause.start, clause.end):
+            if match.group(0).lower() in ("more", "less", "fewer") and not _right_after(
+                sentence, value, match
+            ):
+                continue
+            distance = min(abs(match.start() - value.end), abs(value.start - match.end()))
+            if best is None or distance < best[0]:
+                best = (distance, direction, match.group(0))
+    return (best[1], best[2]) if best else ("", "")
+
+
+def _right_after(sentence: str, value: Span, match: re.Match[str]) -> bool:
+    """'4.48× more requests' gives a direction; 'more than 2×' or 'more cost-effective' do not."""
+    return match.start() >= value.end and not sentence[value.end : match.start()].strip()
+
+
+def _metrics(sentence: str, value: Span, clause: Span) -> list[Span]:
+    """Metric noun phrases in the value's clause, ranked by how the sentence ties them to it:
+    '<value> higher <metric>', '<verb> the <metric> ... by <value>', '<metric> of <value>'."""
+    spans = []
+    for match in _METRIC.finditer(sentence, clause.start, clause.end):
+        span = _trim_modifiers(sentence, match.start(), match.end())
+        if span is not None and not _overlaps(span, value):
+            spans.append(span)
+    spans = _merge_adjacent(sentence, spans)
+    ranked = sorted(spans, key=lambda span: _metric_rank(sentence, value, span))
+    return list(dict.fromkeys(ranked))
+
+
+def _merge_adjacent(sentence: str, spans: list[Span]) -> list[Span]:
+    """'single-batch decoding' + 'latency' → 'single-batch decoding latency'."""
+    merged: list[Span] = []
+    for span in spans:
+        if merged and not sentence[merged[-1].end : span.start].strip():
+            start = merged[-1].start
+            merged[-1] = Span(sentence[start : span.end], start, span.end)
+        else:
+            merged.append(span)
+    return merged
+
+
+_HEAD_AT_END = re.compile(rf"\b{_METRIC_HEAD}$", re.IGNORECASE)
+
+
+def _trim_modifiers(sentence: str, start: int, end: int) -> Span | None:
+    """The head with the run of allowed modifiers right before it."""
+    head = _HEAD_AT_END.search(sentence, start, end)
+    if head is None:
+        return None
+    first = head.start()
+    for word in reversed(list(re.finditer(r"\S+", sentence[start : head.start()]))):
+        if _not_modifier(word.group(0)):
+            break
+        first = start + word.start()
+    text = sentence[first:end]
+    return Span(text, first, end) if re.search(r"[A-Za-z]{2}", text) else None
+
+
+def _not_modifier(word: str) -> bool:
+    if re.fullmatch(r"[A-Z][A-Z0-9]+|KV|[a-z]+(?:-[a-z]+)+", word) and word.lower() not in (
+        _NOT_MODIFIER
+    ):
+        return False  # an acronym (LLM, GPU, KV) or a compound (single-batch, high-priority)
+    return word.lower() not in _MODIFIER_WORDS
+
+
+_TIED_AFTER = re.compile(
+    r"\s*(?:(?:higher|lower|more|less|better|faster|fewer|smaller|larger|greater|tighter|"
+    r"improvements?|reductions?|increases?|decreases?|savings?|speedups?|speed-ups?|gains?)\s+"
+    r"(?:(?:in|of|on)\s+(?:the\s+)?)?)?",
+    re.IGNORECASE,
+)
+_TIED_BEFORE = re.compile(r"(?:\bby|\bof|\bis|\bto|:|\bachieves?|\byields?)\s*$")
+
+
+def _metric_rank(sentence: str, value: Span, span: Span) -> tuple[int, int, int]:
+    weak = int(bool(_WEAK_HEAD.search(span.text)))
+    if span.start >= value.end:
+        between = sentence[value.end : span.start]
+        if _TIED_AFTER.fullmatch(between):
+            return (0, weak, len(between))
+        return (2, weak, span.start - value.end)
+    between = sentence[span.end : value.start]
+    if _TIED_BEFORE.search(between) and len(between) < 80:
+        return (1, weak, len(between))
+    return (3, weak, value.start - span.end)
+
+
+def _baselines(sentence: str, value: Span, clause: Span) -> list[Span]:
+    """What the value is compared with: the phrase after a comparison cue, in the value's
+    clause or after it; a list introduced by 'such as' is the baseline it names."""
+    found = []
+    for cue in _COMPARE.finditer(sentence):
+        if cue.start() < clause.start:
+            continue
+        rest = sentence[cue.end() :]
+        if _NOT_BASELINE.match(rest):
+            continue
+        span = _phrase(sentence, cue.end())
+        if span is None or _overlaps(span, value) or re.search(r"\d+(?:\.\d+)?\s*[×x%]", span.text):
+            continue
+        listed = _listed_after(sentence, span)
+        found.extend(b for b in (listed, span) if b is not None and _names_a_baseline(b.text))
+        if cue.start() >= clause.end:
+            break
+    return list(dict.fromkeys(found))
+
+
+_BASELINE_WORD = re.compile(
+    r"\b(?:baselines?|systems?|methods?|approach(?:es)?|solutions?|implementations?|decoding|"
+    r"inference|serving|models?|kernels?|librar(?:y|ies)|engines?|execution|loading|schedul\w*|"
+    r"attention|autoregressive|standard|vanilla|naive|prior|existing|state-of-the-art|original|"
+    r"dense|uncompressed|full|previous|conventional|traditional|default|static|sequential|"
+    r"non-\w+|without \w+|works?|techniques?|frameworks?|counterparts?|designs?|policy|"
+    r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin)\b",
+    re.IGNORECASE,
+)
+_DETERMINER = re.compile(r"^(?:the|a|an|its|their|our|that of|those of)\s+", re.IGNORECASE)
+
+
+def _names_a_baseline(text: str) -> bool:
+    """A system, a method or a setting: a name (capitals in it) or a word that names one, and
+    not another measurement ('the capacity of', 'sequence length')."""
+    bare = _DETERMINER.sub("", text)
+    head = re.match(rf"{_METRIC_HEAD}\b", bare, re.IGNORECASE)
+    if head and not _WEAK_HEAD.search(head.group(0)):
+        return False
+    has_name = re.search(r"\b\w*[A-Z]\w*[A-Z0-9]\w*|\b[A-Z][a-z]+[A-Z]\w*", bare)
+    return bool(has_name or _BASELINE_WORD.search(bare))
+
+
+def _phrase(sentence: str, start: int, limit: int = 12) -> Span | None:
+    """The noun phrase from `start` to the next stop, at most `limit` words."""
+    rest = sentence[start:]
+    stop = _BASELINE_STOP.search(rest)
+    text = rest[: stop.start()] if stop else rest
+    words = text.split()[:limit]
+    text = " ".join(words).rstrip(" .")
+    if len(text) < 2 or not re.search(r"[A-Za-z]{2}", text):
+        return None
+    first = sentence.find(text, start)
+    return Span(text, first, first + len(text)) if first >= 0 else None
+
+
+def _listed_after(sentence: str, span: Span) -> Span | None:
+    """'the state-of-the-art systems, such as FasterTransformer and Orca' → the names listed."""
+    intro = _LIST_INTRO.match(sentence, span.end)
+    return _phrase(sentence, intro.end()) if intro else None
+
+
+def _names(sentence: str, pattern: re.Pattern[str], aliases: list[str]) -> list[Span]:
+    spans = [Span(m.group(0), m.start(), m.end()) for m in pattern.finditer(sentence)]
+    for alias in aliases:
+        for match in re.finditer(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", sentence):
+            spans.append(Span(match.group(0), match.start(), match.end()))
+    spans.sort(key=lambda s: (s.start, -s.end))
+    kept: list[Span] = []
+    for span in spans:
+        if not kept or span.start >= kept[-1].end:
+            kept.append(span)
+    return kept
+
+
+def setup_names(
+    chunks: list[tuple[int | None, str, str]], aliases: dict[str, list[str]] | None = None
+) -> dict[str, tuple[str, int]]:
+    """The first model and hardware the paper's setup or evaluation names, with their page:
+    what a claim whose sentence names neither was most likely measured with."""
+    aliases = aliases or {}
+    found: dict[str, tuple[str, int]] = {}
+    for page, section, text in chunks:
+        if page is None or not re.search(r"setup|experiment|evaluat|implement", section, re.I):
+            continue
+        for kind, pattern in (("model", _MODEL), ("hardware", _HARDWARE)):
+            if kind not in found:
+                names = [n for n in _names(text, pattern, aliases.get(kind, [])) if _sized(n)]
+                if names:
+                    found[kind] = (names[0].text, page)
+    return found
+
+
+def _sized(name: Span) -> bool:
+    """A setup names a model by family and size (Llama-2-7B), not just its family."""
+    return bool(re.search(r"\d", name.text))

@@ -1,0 +1,116 @@
+"""Claims typed by code: every field a span of its sentence, the value as printed, direction
+from the sentence's own verb or comparative, baselines after a comparison cue."""
+
+from __future__ import annotations
+
+import pytest
+
+from frontier.curate.candidates import Candidate
+from frontier.curate.claims import ClaimRow, code_claims, gate, mark_headlines, system_names
+from frontier.curate.spans import propose, setup_names
+
+# (sentence, value as printed, unit, direction, metric, baseline)
+TYPED = [
+    (
+        "Our tests show that QuillServe raises the throughput of common LLMs by 3-5× at equal "
+        "latency relative to current systems such as TurboServe and Helix.",
+        "3-5×", "×", "higher", "throughput", "TurboServe and Helix",
+    ),
+    (
+        "BlockCache cuts the time-to-first-token by up to 85% compared to standard prefill.",
+        "up to 85%", "%", "lower", "time-to-first-token", "standard prefill",
+    ),
+    (
+        "It lifts LLM serving throughput by up to 1.4× over the paged kernels of FastAttn.",
+        "up to 1.4×", "×", "higher", "LLM serving throughput", "the paged kernels of FastAttn",
+    ),
+    (
+        "We reduce single-batch decoding latency by 2.7x with a 1B parameter model.",
+        "2.7x", "×", "lower", "single-batch decoding latency", "",
+    ),
+    (
+        "The scheduler serves 3.1× more requests than RoundRobin under the same SLO.",
+        "3.1×", "×", "higher", "requests", "RoundRobin",
+    ),
+    (
+        "Our kernel is 1.6× faster than the cuBLAS FP16 baseline.",
+        "1.6×", "×", "higher", "faster", "the cuBLAS FP16 baseline",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("sentence", "value", "unit", "direction", "metric", "baseline"), TYPED)
+def test_fields_are_spans_of_the_sentence(
+    sentence: str, value: str, unit: str, direction: str, metric: str, baseline: str
+) -> None:
+    proposal = propose(sentence)[0]
+    assert proposal.value.text == value
+    assert sentence[proposal.value.start : proposal.value.end].strip() == value
+    assert (proposal.unit, proposal.direction) == (unit, direction)
+    assert (proposal.metrics[0].text if proposal.metrics else "") == metric
+    assert (proposal.baselines[0].text if proposal.baselines else "") == baseline
+    for span in [*proposal.metrics, *proposal.baselines]:
+        assert sentence[span.start : span.end] == span.text
+
+
+def test_numbers_inside_names_are_not_claims() -> None:
+    sentence = "We serve Llama-2-70B and Mixtral 8×7B on A100-80GB GPUs with 2.1× lower latency."
+    proposals = propose(sentence)
+    assert [p.value.text for p in proposals] == ["2.1×"]
+    assert {m.text for m in proposals[0].models} == {"Llama-2-70B", "Mixtral 8×7B"}
+    assert proposals[0].hardware[0].text == "A100-80GB"
+
+
+def test_each_value_keeps_its_own_clause() -> None:
+    sentence = "The system serves 4.2× more requests or meets a 9.5× tighter SLO than prior work."
+    first, second = propose(sentence)
+    assert (first.metrics[0].text, first.direction) == ("requests", "higher")
+    assert (second.metrics[0].text, second.direction) == ("SLO", "lower")
+
+
+def test_parallel_values_share_the_metric() -> None:
+    sentence = "We measure speedups of up to 2.2× on translation, 1.7× on code, and 1.9× on QA."
+    assert [p.metrics[0].text for p in propose(sentence)] == ["speedups"] * 3
+
+
+def test_a_measurement_is_no_baseline() -> None:
+    sentence = "Its memory use grows 3× more slowly than the capacity of one accelerator."
+    assert not propose(sentence)[0].baselines
+
+
+def _claim(sentence: str, page: int | None = 1, section: str = "abstract") -> list[ClaimRow]:
+    candidate = Candidate(page, section, sentence, (), (), 0.0)
+    return [c for c, _ in code_claims(candidate, sentence, {}, {})]
+
+
+def test_gate_empties_fields_that_are_not_in_the_quote() -> None:
+    claim = _claim("QuillServe raises throughput by 3× over TurboServe.")[0]
+    assert claim.verified and claim.metric == "throughput" and claim.baseline == "TurboServe"
+    claim.metric, claim.baseline, claim.hardware = "LIMITED_RESP", "3×", "H100"
+    gated = gate(claim)
+    assert (gated.metric, gated.baseline, gated.hardware) == ("", "", "")
+
+
+def test_setup_supplies_model_and_hardware_with_its_page() -> None:
+    chunks = [(7, "evaluation", "We run OPT-13B and OPT-66B on NVIDIA A100 GPUs.")]
+    setup = setup_names(chunks)
+    assert setup == {"model": ("OPT-13B", 7), "hardware": ("NVIDIA A100", 7)}
+    candidate = Candidate(1, "abstract", "It raises throughput by 2× over Orca.", (), (), 0.0)
+    claim = code_claims(candidate, candidate.sentence, {}, setup)[0][0]
+    assert (claim.model_name, claim.hardware, claim.setup_page) == ("OPT-13B", "NVIDIA A100", 7)
+    assert gate(claim).model_name == "OPT-13B"  # from the setup, not the quote: kept, marked
+
+
+def test_headlines_are_the_papers_own_main_results() -> None:
+    claims = [
+        *_claim("QuillServe raises throughput by 3× over TurboServe."),
+        *_claim("Prior systems [4] waste 60% of memory.", page=2, section="introduction"),
+        *_claim("Table 3 uses 4-bit weights.", page=9, section="evaluation"),
+        *_claim("QuillServe raises throughput by 3× over TurboServe.", 2, "introduction"),
+    ]
+    marked = mark_headlines(claims, "QuillServe: Fast Serving")
+    assert [c.headline for c in marked] == [True, False, False, False]
+    assert system_names("QuillServe: Fast Serving of LLMs with PagedKV") == [
+        "QuillServe",
+        "PagedKV",
+    ]

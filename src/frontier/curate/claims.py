@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, create_model
 
@@ -19,6 +19,7 @@ from frontier.llm.prompts import Prompt
 TYPING_VERSION = "spans-1"
 NONE = "none"
 CODE = "code"
+CHOICES = 4  # spans offered to the model per field, code's best first
 
 
 @dataclass
@@ -104,15 +105,18 @@ def needs_choice(proposal: Proposal) -> bool:
     return len(proposal.metrics) > 1 or len(proposal.baselines) > 1
 
 
+def _options(spans: list[Span]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(s.text for s in spans[:CHOICES]))
+
+
 def choice_schema(proposal: Proposal) -> type[BaseModel]:
-    """The model may only pick one of the proposed spans, or none."""
-    metrics = tuple(dict.fromkeys([*(s.text for s in proposal.metrics), NONE]))
-    baselines = tuple(dict.fromkeys([*(s.text for s in proposal.baselines), NONE]))
-    return create_model(
-        "ClaimChoice",
-        metric=(Literal[metrics], ...),  # type: ignore[valid-type]
-        baseline=(Literal[baselines], ...),  # type: ignore[valid-type]
-    )
+    """The model may only pick one of the spans code proposes for a field, and is asked only
+    about the fields with more than one."""
+    fields: dict[str, Any] = {}
+    for name, spans in (("metric", proposal.metrics), ("baseline", proposal.baselines)):
+        if len(_options(spans)) > 1:
+            fields[name] = (Literal[_options(spans)], ...)
+    return create_model("ClaimChoice", **fields)
 
 
 async def choose_spans(
@@ -124,8 +128,8 @@ async def choose_spans(
         page=claim.page or "abstract",
         sentence=claim.quote,
         value=claim.value_text,
-        metrics=[s.text for s in proposal.metrics],
-        baselines=[s.text for s in proposal.baselines],
+        metrics=_options(proposal.metrics),
+        baselines=_options(proposal.baselines),
     )
     answer = await llm.structured(
         choice_schema(proposal),
@@ -134,11 +138,11 @@ async def choose_spans(
         prompt_version=prompt.tag,
         max_tokens=120,
     )
-    chosen = answer.value
+    chosen = answer.value.model_dump()
     return replace(
         claim,
-        metric="" if chosen.metric == NONE else chosen.metric,  # type: ignore[attr-defined]
-        baseline="" if chosen.baseline == NONE else chosen.baseline,  # type: ignore[attr-defined]
+        metric=chosen.get("metric", claim.metric),
+        baseline=chosen.get("baseline", claim.baseline),
         model=answer.result.model,
         prompt_version=f"{prompt.tag}+{TYPING_VERSION}",
     )
@@ -176,6 +180,7 @@ def gate(claim: ClaimRow) -> ClaimRow:
     )
 
 
+HEADLINE_FLOOR = 6
 _OWN = re.compile(r"\b(?:we|our|this paper|this work)\b", re.IGNORECASE)
 _OTHERS = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\(\w[\w\s.&]*,? \d{4}\w?\)|\bet al\.", re.I)
 _HEADLINE_SECTIONS = {"abstract": 4, "introduction": 2, "conclusion": 2, "conclusions": 2}
@@ -211,14 +216,14 @@ def mark_headlines(claims: list[ClaimRow], title: str, limit: int = 3) -> list[C
     stand and what they say, one per sentence and metric."""
     names = system_names(title)
     ranked = sorted(
-        (c for c in claims if c.verified and c.metric),
+        (c for c in claims if c.verified and c.metric and (c.direction or c.baseline)),
         key=lambda c: -headline_score(c, names),
     )
     chosen: list[ClaimRow] = []
     seen: set[tuple[str, str]] = set()  # the same result restated in the introduction counts once
     for claim in ranked:
         key = (claim.value_text.split()[-1], claim.unit)
-        if key in seen or headline_score(claim, names) < 5:
+        if key in seen or headline_score(claim, names) < HEADLINE_FLOOR:
             continue
         seen.add(key)
         chosen.append(claim)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from frontier.curate.claims import ClaimRow
-from frontier.curate.entry import write_entry
+from frontier.curate.entry import entry_text, what_it_is
 from frontier.curate.relations import Relation
 from frontier.curate.steps import Context
 from frontier.llm.prompts import load_prompt
@@ -30,7 +30,9 @@ def entity_names(conn: sqlite3.Connection) -> dict[str, str]:
 
 def relations_for_entry(conn: sqlite3.Connection, paper_id: str, topic: str) -> list[Relation]:
     return [
-        Relation(r["kind"], r["target"], r["detail"], r["evidence"], r["stage"])
+        Relation(
+            r["kind"], r["target"], r["detail"], r["evidence"], r["stage"], r["page"], r["how"]
+        )
         for r in store.relations_of(conn, paper_id, topic)
     ]
 
@@ -71,17 +73,8 @@ async def entries_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     async def work(job: tuple) -> tuple[str, str]:  # type: ignore[type-arg]
         paper, topic, claims, relations, _ = job
         title = ctx.settings.topic(topic).title
-        return await write_entry(
-            ctx.llm,
-            prompt,
-            ctx.settings.field.name,
-            title,
-            paper["title"],
-            paper["abstract"] or "",
-            claims,
-            relations,
-            names,
-        )
+        what = await what_it_is(ctx.llm, prompt, ctx.settings.field.name, title, dict(paper))
+        return entry_text(what, claims, relations, names), what.by
 
     results = await ctx.bounded(jobs, work, "entries") if jobs else []
     for (paper, topic, _, _, key), result in zip(jobs, results, strict=True):

@@ -1,42 +1,134 @@
-"""The entry: what the work is (phrased by the model), its headline verified numbers and why it
-matters here (both assembled by code from verified claims and relations)."""
+"""The entry: what the work is, its headline numbers and why it matters here. The model may
+phrase what the work is; its sentences are kept only when the abstract bears them out and they
+do not restate the title. Otherwise code quotes the abstract's contribution sentence. Numbers
+and relations are written by code from typed claims and gated relations."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from frontier.curate.claims import ClaimRow
+from frontier.curate.claims import ClaimRow, system_names
 from frontier.curate.relations import Relation
+from frontier.curate.support import content_stems, sentences_of, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _DIGIT = re.compile(r"\d")
+_WHO = (
+    r"\b(?:we|this (?:paper|work)|our (?:work|paper|approach|system|method))\s+"
+    r"(?:\w+ly\s+|(?:\w+\s+){1,5}and\s+)?"
+)
+_CONTRIBUTION = re.compile(
+    _WHO + r"(?:propose|present|introduce|build|design|develop|describe|devise|offer)s?\b",
+    re.IGNORECASE,
+)
+_STUDY = re.compile(
+    _WHO
+    + r"(?:study|studie|explore|investigate|formulate|identify|implement|show|demonstrate)s?\b",
+    re.IGNORECASE,
+)
+_LEAD_IN = re.compile(
+    r"^(?:(?:in|with) this (?:paper|work),?\s*|to (?:address|tackle|solve|overcome|bridge|fill)"
+    r"[^,]{0,80},\s*|to this end,\s*|here,?\s*|therefore,?\s*|thus,?\s*|hence,?\s*|"
+    r"motivated by [^,]{0,80},\s*|inspired by [^,]{0,80},\s*|accordingly,\s*)+",
+    re.IGNORECASE,
+)
+TITLE_OVERLAP = 0.7  # share of a sentence's content words that the title holds: a restatement
 
 
 class EntryText(BaseModel):
     what_it_is: str = Field(min_length=20, max_length=420)
 
 
-def _without_numbers(text: str) -> str:
-    """Numbers in an entry come only from verified claims: drop model sentences that state any."""
-    kept = [s for s in _SENTENCE.split(" ".join(text.split())) if not _DIGIT.search(s)]
-    return " ".join(kept[:2]).strip()
+@dataclass(frozen=True)
+class WhatItIs:
+    text: str
+    by: str  # the model that phrased it, or "abstract" when code quoted the abstract
 
 
-def headline(claims: list[ClaimRow], limit: int = 3) -> str:
-    """The verified numbers, as code writes them."""
-    parts = []
-    for claim in claims[:limit]:
-        where = f"p. {claim.page}" if claim.page else "abstract"
-        against = f" vs {claim.baseline}" if claim.baseline else ""
-        direction = f" {claim.direction}" if claim.direction else ""
-        parts.append(
-            f"{claim.metric}{direction}: {claim.value_text}{claim.unit}{against} ({where})"
-        )
-    return "Verified: " + "; ".join(parts) + "." if parts else ""
+def restates_title(sentence: str, title: str) -> bool:
+    """The title again, or a sentence made mostly of its words."""
+    fold = re.compile(r"[\W_]+")
+    if fold.sub(" ", sentence.lower()).strip().startswith(fold.sub(" ", title.lower()).strip()):
+        return True
+    words = content_stems(sentence)
+    return bool(words) and len(words & content_stems(title)) / len(words) >= TITLE_OVERLAP
+
+
+def checked_model_text(text: str, title: str, abstract: str) -> str:
+    """The model's sentences that the title and abstract bear out, at most two; none with a
+    number (numbers come from typed claims) and none restating the title."""
+    kept = []
+    for sentence in sentences_of(text):
+        if _DIGIT.search(sentence) or restates_title(sentence, title):
+            continue
+        if support(sentence, f"{title}. {abstract}").supported:
+            kept.append(sentence)
+    return " ".join(kept[:2])
+
+
+def contribution_sentences(title: str, abstract: str) -> str:
+    """The abstract's own statement of what the paper contributes ('we propose …'), trimmed
+    of its lead-in; then a sentence that says what its named system does; never the title,
+    never a sentence of background."""
+    sentences = sentences_of(abstract)
+    names = system_names(title)
+    tiers = (
+        lambda s: _CONTRIBUTION.search(s),
+        lambda s: any(re.match(rf"(?:[A-Z]\w+,\s*)?{re.escape(n)}\b", s, re.I) for n in names),
+        lambda s: _STUDY.search(s),
+    )
+    for says_what in tiers:
+        for i, sentence in enumerate(sentences):
+            if says_what(sentence) and not restates_title(sentence, title):
+                return _with_explanation(_capitalised(_LEAD_IN.sub("", sentence)), sentences, i)
+    return ""
+
+
+def _with_explanation(text: str, sentences: list[str], i: int) -> str:
+    """The next sentence too when it explains the first ('It …', 'The key idea …')."""
+    follow = sentences[i + 1] if i + 1 < len(sentences) else ""
+    explains = re.match(r"(?:It|This|Our|The (?:key|core|main) idea)\b", follow)
+    return f"{text} {follow}" if explains and len(text) + len(follow) <= 420 else text
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def phrase_claim(claim: ClaimRow) -> str:
+    """A headline number in words, from the claim's typed spans only."""
+    value, metric, baseline = claim.value_text, claim.metric, claim.baseline
+    if value.startswith("from "):
+        text = f"{metric} {value}" + (f" (vs {baseline})" if baseline else "")
+    elif re.search(r"faster|slower", metric, re.IGNORECASE):
+        text = f"{value} {metric}" + (f" than {baseline}" if baseline else "")
+    elif re.search(r"speed-?ups?|improvements?|gains?|savings?", metric, re.IGNORECASE):
+        text = f"{value} {metric}" + (f" over {baseline}" if baseline else "")
+    elif claim.direction:
+        text = f"{value} {claim.direction} {metric}" + (f" than {baseline}" if baseline else "")
+    else:
+        text = f"{metric}: {value}" + (f" (vs {baseline})" if baseline else "")
+    return f"{text}{_setting(claim)}"
+
+
+def _setting(claim: ClaimRow) -> str:
+    """' (p. 1; OPT-13B on NVIDIA A100, setup p. 11)': where, and what it was measured on."""
+    where = f"p. {claim.page}" if claim.page else "abstract"
+    named = " on ".join(n for n in (claim.model_name, claim.hardware) if n)
+    if named and claim.setup_fields:
+        named += f", setup p. {claim.setup_page}"
+    return f" ({where}; {named})" if named else f" ({where})"
+
+
+def headline_numbers(claims: list[ClaimRow]) -> str:
+    headlines = [c for c in claims if c.headline and c.verified and c.metric]
+    if not headlines:
+        return ""
+    return "Headline numbers: " + "; ".join(phrase_claim(c) for c in headlines) + "."
 
 
 def why_it_matters(relations: list[Relation], names: dict[str, str]) -> str:
@@ -50,7 +142,7 @@ def why_it_matters(relations: list[Relation], names: dict[str, str]) -> str:
         elif relation.kind == "conflict":
             bits.append(f'bears on the flagged conflict "{label}"')
         elif relation.kind == "thesis":
-            bits.append(f'bears on the thesis "{label}" — {relation.detail}')
+            bits.append(f'bears on the thesis "{label}"')
         elif relation.kind in ("first", "coverage"):
             bits.append(relation.detail)
     entities = sorted(
@@ -64,22 +156,22 @@ def why_it_matters(relations: list[Relation], names: dict[str, str]) -> str:
     return "Why it matters here: " + text[0].lower() + text[1:] + "."
 
 
-async def write_entry(
-    llm: LLM,
-    prompt: Prompt,
-    field: str,
-    topic: str,
-    title: str,
-    abstract: str,
-    claims: list[ClaimRow],
-    relations: list[Relation],
-    names: dict[str, str],
-) -> tuple[str, str]:
-    """(entry text, model that phrased it)."""
-    messages = prompt.messages(field=field, topic=topic, title=title, abstract=abstract[:3000])
-    answer = await llm.structured(
-        EntryText, messages, purpose="entry", prompt_version=prompt.tag, max_tokens=320
-    )
-    what = _without_numbers(answer.value.what_it_is) or title
-    parts = [what, headline([c for c in claims if c.verified]), why_it_matters(relations, names)]
-    return " ".join(p for p in parts if p), answer.result.model
+async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: dict) -> WhatItIs:
+    """The model's sentences when they pass the check, else the abstract's contribution."""
+    title, abstract = paper["title"], paper["abstract"] or ""
+    if abstract:
+        messages = prompt.messages(field=field, topic=topic, title=title, abstract=abstract[:3000])
+        answer = await llm.structured(
+            EntryText, messages, purpose="entry", prompt_version=prompt.tag, max_tokens=320
+        )
+        kept = checked_model_text(answer.value.what_it_is, title, abstract)
+        if kept:
+            return WhatItIs(kept, answer.result.model)
+    return WhatItIs(contribution_sentences(title, abstract), "abstract")
+
+
+def entry_text(
+    what: WhatItIs, claims: list[ClaimRow], relations: list[Relation], names: dict
+) -> str:
+    parts = [what.text, headline_numbers(claims), why_it_matters(relations, names)]
+    return " ".join(p for p in parts if p)

@@ -1,18 +1,28 @@
 """How a paper relates to what the KB tracks: entities (matched by code), gaps, conflicts and
-theses (embedding candidates confirmed by the LLM), firsts and coverage (counted by code)."""
+theses (embedding candidates, each with a sentence of the paper found by code as evidence, the
+model confirming or vetoing), firsts and coverage (counted by code). The evidence is always the
+paper's own sentence with its page; the model's "how" is kept only when that sentence and the
+abstract bear it out."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from frontier.config import Entity
+from frontier.curate.support import content_stems, sentences_of, support
+from frontier.curate.verify import quote_on_page
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
+
+EVIDENCE_SHORTLIST = 8  # sentences ranked by shared words, then by embedding similarity
+MIN_EVIDENCE_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -20,8 +30,17 @@ class Relation:
     kind: str  # entity | gap | conflict | thesis | first | coverage
     target: str
     detail: str
-    evidence: str = ""
+    evidence: str = ""  # a sentence of the paper, verified on its page (or in the abstract)
     stage: str = "code"
+    page: int | None = None  # the evidence's page; None for the abstract or the title
+    how: str = ""  # the model's one sentence, kept only when checked against the evidence
+
+
+@dataclass(frozen=True)
+class Evidence:
+    sentence: str
+    page: int | None
+    similarity: float
 
 
 class RelateVerdict(BaseModel):
@@ -36,27 +55,72 @@ def _alias_pattern(alias: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(alias)}(?![\w])", flags)
 
 
+def paper_sentences(abstract: str, pages: list[tuple[int, str]]) -> list[tuple[str, int | None]]:
+    """The abstract's sentences (page None), then every page's, as quotable units."""
+    found = [(s, None) for s in sentences_of(abstract)]
+    found += [(s, number) for number, text in pages for s in sentences_of(text)]
+    return [(s, p) for s, p in found if is_prose(s)]
+
+
+def is_prose(sentence: str) -> bool:
+    """A sentence a reader can take as evidence: words, not a figure's labels, a header or a
+    reference line."""
+    if not MIN_EVIDENCE_CHARS <= len(sentence) <= 600 or re.search(r"https?://|www\.|@", sentence):
+        return False
+    tokens = sentence.split()
+    words = [t for t in tokens if re.fullmatch(r"[A-Za-z][a-z'-]*[,.;:]?", t)]
+    return len(tokens) >= 6 and len(words) / len(tokens) >= 0.7 and sentence[0].isupper()
+
+
 def entity_relations(
     entities: list[Entity], title: str, abstract: str, pages: list[tuple[int, str]]
 ) -> list[Relation]:
-    """Every tracked entity named in the paper, with where it was first seen."""
+    """Every tracked entity named in the paper, with the sentence that first names it."""
     found = []
+    units = [(title, None), *paper_sentences(abstract, pages)]
     for entity in entities:
-        where = _first_mention(entity, title, abstract, pages)
-        if where:
-            found.append(Relation("entity", entity.slug, f"names {entity.name}", where))
+        aliases = [entity.name, *entity.aliases]
+        for sentence, page in units:
+            if any(_alias_pattern(a).search(sentence) for a in aliases):
+                found.append(
+                    Relation("entity", entity.slug, f"names {entity.name}", sentence, "code", page)
+                )
+                break
     return found
 
 
-def _first_mention(entity: Entity, title: str, abstract: str, pages: list[tuple[int, str]]) -> str:
-    aliases = [entity.name, *entity.aliases]
-    for label, text in (("title", title), ("abstract", abstract)):
-        if any(_alias_pattern(a).search(text) for a in aliases):
-            return label
-    for number, text in pages:
-        if any(_alias_pattern(a).search(text) for a in aliases):
-            return f"page {number}"
-    return ""
+def find_evidence(
+    item: str,
+    item_vector: np.ndarray,
+    units: list[tuple[str, int | None]],
+    embed: Callable[[list[str]], np.ndarray],
+) -> Evidence | None:
+    """The paper's sentence nearest to a gap, conflict or thesis: shortlisted by shared words,
+    chosen by embedding similarity."""
+    wanted = content_stems(item)
+    if not units or not wanted:
+        return None
+    overlap = [len(wanted & content_stems(sentence)) for sentence, _ in units]
+    order = sorted(range(len(units)), key=lambda i: (-overlap[i], units[i][1] or 0))
+    shortlist = [units[i] for i in order[:EVIDENCE_SHORTLIST] if overlap[i] > 0]
+    if not shortlist:
+        return None
+    sims = embed([sentence for sentence, _ in shortlist]) @ item_vector
+    best = int(np.argmax(sims))
+    return Evidence(shortlist[best][0], shortlist[best][1], float(sims[best]))
+
+
+def evidence_on_page(evidence: Evidence, abstract: str, pages: dict[int, str]) -> bool:
+    source = abstract if evidence.page is None else pages.get(evidence.page, "")
+    return quote_on_page(evidence.sentence, source)
+
+
+def checked_how(how: str, evidence: str, abstract: str) -> str:
+    """The model's sentence, when the evidence and the abstract bear it out; else nothing."""
+    how = " ".join(how.split()).strip()
+    if len(how) < 20:
+        return ""
+    return how if support(how, f"{evidence} {abstract}").supported else ""
 
 
 async def confirm_relation(
@@ -68,11 +132,16 @@ async def confirm_relation(
     item: str,
     title: str,
     abstract: str,
-    similarity: float,
+    evidence: Evidence,
 ) -> Relation | None:
-    """The LLM's verdict on one candidate found by embedding similarity."""
+    """The model's verdict on one candidate; the evidence is code's, the "how" checked."""
     messages = prompt.messages(
-        field=field, kind=kind, item=item, title=title, abstract=abstract[:3000]
+        field=field,
+        kind=kind,
+        item=item,
+        title=title,
+        abstract=abstract[:3000],
+        evidence=evidence.sentence,
     )
     answer = await llm.structured(
         RelateVerdict, messages, purpose=f"relate:{kind}", prompt_version=prompt.tag, max_tokens=320
@@ -80,7 +149,14 @@ async def confirm_relation(
     verdict = answer.value
     if not verdict.bears_on_it:
         return None
-    stance = f" ({verdict.stance})" if kind == "thesis" and verdict.stance != "neither" else ""
+    how = checked_how(verdict.how, evidence.sentence, abstract)
+    stance = verdict.stance if kind == "thesis" and verdict.stance != "neither" else ""
     return Relation(
-        kind, target, f"{verdict.how.strip()}{stance}", f"similarity {similarity:.2f}", "llm"
+        kind,
+        target,
+        stance,
+        evidence.sentence,
+        "llm",
+        evidence.page,
+        how,
     )

@@ -21,6 +21,7 @@ _UNIT = (
     r"-?bits?(?![a-z])|TFLOPS|GFLOPS|W(?![a-z])|J(?![a-z])|USD)"
 )
 _VALUE = re.compile(
+    rf"(?:(?P<from>from)\s+(?P<fnum>{_NUM})\s?(?P<funit>{_UNIT})\s+(?:down\s+|up\s+)?to\s+)?"
     rf"(?P<qual>{_QUALIFIER}\s*)?(?P<dollar>\$)?(?P<num>{_NUM})\s?(?P<unit>{_UNIT})?"
     rf"(?:\s*(?:[-–—−]|to)\s*(?:up to\s*)?(?P<num2>{_NUM})\s?(?P<unit2>{_UNIT})?)?"
     rf"(?P<tail>\s+on average)?",
@@ -103,7 +104,7 @@ _NOT_BASELINE = re.compile(
 _MODEL = re.compile(
     r"\b(?:(?:Code)?Llama|LLaMA|OPT|GPT|Mistral|Mixtral|Falcon|Qwen|Vicuna|BLOOM|Gemma|Phi|"
     r"DeepSeek|Yi|PaLM|T5|BERT|Chinchilla|MPT|Pythia|StarCoder|Grok|Claude|Gopher|LaMDA|"
-    r"Megatron|Baichuan|ChatGLM|InternLM)(?:[- ]?\d+[x×]\d+B|[- ]?\d+(?:\.\d+)?)?(?:[- ](?:\d+(?:\.\d+)?[BMK]|"
+    r"Megatron|Baichuan|ChatGLM|InternLM)(?:[- ]?\d+[x×]\d+B|[- ]?\d+(?:\.\d+)?[BMK]?)?(?:[- ](?:\d+(?:\.\d+)?[BMK]|"
     r"\d+x\d+B|[Cc]hat|[Ii]nstruct|[Ll]arge|XL|XXL))*(?:[- ]\d+(?:\.\d+)?[BMK])?\b"
 )
 _HARDWARE = re.compile(

@@ -24,7 +24,15 @@ from frontier.curate.claims import (
     needs_choice,
     system_names,
 )
-from frontier.curate.relations import Relation, confirm_relation, entity_relations
+from frontier.curate.relations import (
+    Evidence,
+    Relation,
+    confirm_relation,
+    entity_relations,
+    evidence_on_page,
+    find_evidence,
+    paper_sentences,
+)
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
 from frontier.curate.spans import Proposal, setup_names
 from frontier.curate.stamps import Stamps
@@ -339,19 +347,24 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
         key = relations_key(base, paper, topics, pages)
         if not stamps.changed(paper["id"], quick, key):
             continue
-        found = entity_relations(entities, paper["title"], paper["abstract"] or "", pages)
+        abstract = paper["abstract"] or ""
+        found = entity_relations(entities, paper["title"], abstract, pages)
         sims = item_vectors @ ctx.vectors[paper["id"]] if items else np.zeros(0)
-        candidates = [
-            (items[i], float(sims[i]))
-            for i in range(len(items))
-            if sims[i] >= ctx.settings.curate.gap_similarity
-            and (items[i][0] == "thesis" or items[i][2] in topics)
-        ]
+        units = paper_sentences(abstract, pages)
+        candidates = []
+        for i, item in enumerate(items):
+            if sims[i] < ctx.settings.curate.gap_similarity:
+                continue
+            if item[0] != "thesis" and item[2] not in topics:
+                continue
+            evidence = find_evidence(item[3], item_vectors[i], units, ctx.embed)
+            if evidence and evidence_on_page(evidence, abstract, dict(pages)):
+                candidates.append((item, evidence))
 
         async def confirm(
-            candidate: tuple[tuple[str, str, str, str], float], paper: sqlite3.Row = paper
+            candidate: tuple[tuple[str, str, str, str], Evidence], paper: sqlite3.Row = paper
         ) -> Relation | None:
-            (kind, target, _, text), similarity = candidate
+            (kind, target, _, text), evidence = candidate
             return await confirm_relation(
                 ctx.llm,
                 prompt,
@@ -361,7 +374,7 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
                 text,
                 paper["title"],
                 paper["abstract"] or "",
-                similarity,
+                evidence,
             )
 
         confirmed = await ctx.bounded(candidates, confirm, "relations") if candidates else []

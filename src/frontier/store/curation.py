@@ -185,10 +185,13 @@ def save_relations(
         for topic, relations in by_topic.items():
             for r in relations:
                 conn.execute(
-                    "INSERT OR REPLACE INTO relations (paper_id, topic, kind, target, detail, evidence, stage) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (paper_id, topic, r.kind, r.target, r.detail, r.evidence, r.stage),
-                )
+                    "INSERT OR REPLACE INTO relations (paper_id, topic, kind, target, detail, "
+                    "evidence, stage, page, how) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        paper_id, topic, r.kind, r.target, r.detail, r.evidence, r.stage,
+                        r.page, r.how,
+                    ),
+                )  # fmt: skip
         _mark(conn, paper_id, "relations", input_hash, quick_key)
 
 
@@ -206,7 +209,8 @@ def replace_counted_relations(conn: sqlite3.Connection, rows: list[tuple[str, st
 
 def relations_of(conn: sqlite3.Connection, paper_id: str, topic: str) -> list[sqlite3.Row]:
     return conn.execute(
-        "SELECT kind, target, detail, evidence, stage FROM relations WHERE paper_id = ? AND topic = ? "
+        "SELECT kind, target, detail, evidence, stage, page, how FROM relations "
+        "WHERE paper_id = ? AND topic = ? "
         "ORDER BY kind, target",
         (paper_id, topic),
     ).fetchall()

@@ -1,0 +1,181 @@
+"""Whether a written sentence is borne out by its source, sentence by sentence: one source
+sentence, or two adjacent ones, must carry most of its content words, all of its names and all
+of its numbers. The bag of all the source's words is not enough: fluent text assembled from
+words scattered over a page says what no sentence of it says."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+MIN_WORD_SHARE = 0.6
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"\d])")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "without",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "than",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "their",
+        "there",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "when",
+        "where",
+        "while",
+        "how",
+        "why",
+        "not",
+        "no",
+        "can",
+        "could",
+        "may",
+        "might",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "we",
+        "our",
+        "us",
+        "they",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "also",
+        "such",
+        "both",
+        "each",
+        "other",
+        "more",
+        "most",
+        "less",
+        "many",
+        "much",
+        "very",
+        "so",
+        "then",
+        "thus",
+        "using",
+        "use",
+        "used",
+        "based",
+        "via",
+        "per",
+        "any",
+        "all",
+        "some",
+        "only",
+        "just",
+        "about",
+        "across",
+        "after",
+        "before",
+        "between",
+        "through",
+        "during",
+        "within",
+        "new",
+        "paper",
+        "work",
+    ]
+)
+
+
+def sentences_of(text: str) -> list[str]:
+    return [s for s in _SENTENCE.split(" ".join(text.split())) if s]
+
+
+def _stem(word: str) -> str:
+    return word.lower()[:6]
+
+
+def content_stems(text: str) -> set[str]:
+    return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 2}
+
+
+def names_in(sentence: str) -> set[str]:
+    """Coined or proper names: a capital after the first letter (vLLM, PagedAttention) or a
+    capitalised word not at the start of the sentence."""
+    words = _WORD.findall(sentence)
+    names = {w for w in words if re.search(r"[A-Z]", w[1:])}
+    names |= {w for w in words[1:] if w[0].isupper() and w.lower() not in _STOP}
+    return names
+
+
+def numbers_in(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
+@dataclass(frozen=True)
+class Support:
+    supported: bool
+    source: str  # the source sentence(s) that bear it out best
+    share: float  # of the sentence's content words found there
+
+
+def support(sentence: str, source_text: str) -> Support:
+    """The best window of one or two adjacent source sentences for this sentence."""
+    wanted = content_stems(sentence)
+    names = {n.lower() for n in names_in(sentence)}
+    numbers = numbers_in(sentence)
+    parts = sentences_of(source_text)
+    windows = parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
+    best = Support(False, "", 0.0)
+    for window in windows:
+        stems = content_stems(window)
+        share = len(wanted & stems) / len(wanted) if wanted else 0.0
+        lowered = window.lower()
+        ok = (
+            share >= MIN_WORD_SHARE
+            and all(name in lowered for name in names)
+            and numbers <= numbers_in(window)
+        )
+        if (ok, share) > (best.supported, best.share):
+            best = Support(ok, window, share)
+    return best

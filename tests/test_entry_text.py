@@ -1,0 +1,84 @@
+"""Entries say what the paper is: the model's sentences only when the abstract bears them out
+and they do not restate the title, else the abstract's contribution sentence; headline numbers
+phrased by code from typed spans."""
+
+from __future__ import annotations
+
+from frontier.curate.claims import ClaimRow
+from frontier.curate.entry import (
+    checked_model_text,
+    contribution_sentences,
+    phrase_claim,
+    restates_title,
+)
+from frontier.curate.support import support
+
+TITLE = "QuillServe: Block-Level Memory Reuse for Serving Language Models"
+ABSTRACT = (
+    "Serving language models at scale is limited by the memory that attention keys and values "
+    "occupy. Existing systems reserve that memory per request and waste much of it. To address "
+    "this, we present QuillServe, a serving engine that stores keys and values in fixed-size "
+    "blocks shared across requests. It reuses blocks of common prefixes without copying them. "
+    "QuillServe raises throughput by 2.5× over TurboServe at the same latency."
+)
+
+
+def test_the_contribution_sentence_is_quoted_without_its_lead_in() -> None:
+    text = contribution_sentences(TITLE, ABSTRACT)
+    assert text.startswith("We present QuillServe, a serving engine")
+    assert text.endswith("without copying them.")  # the next sentence explains the first
+    assert "Serving language models at scale" not in text  # background is never the entry
+
+
+def test_a_named_system_sentence_is_the_fallback() -> None:
+    abstract = "Long prompts are slow. HelixCache is a cache that keeps prefixes across turns."
+    assert contribution_sentences("HelixCache: Prefix Caching", abstract).startswith(
+        "HelixCache is a cache"
+    )
+    assert contribution_sentences("Some Title", "Long prompts are slow.") == ""
+
+
+def test_model_text_is_kept_only_when_the_abstract_bears_it_out() -> None:
+    faithful = "QuillServe stores keys and values in fixed-size blocks shared across requests."
+    invented = "QuillServe uses a learned router trained on chatbot logs from many companies."
+    assert checked_model_text(f"{faithful} {invented}", TITLE, ABSTRACT) == faithful
+    assert checked_model_text(TITLE, TITLE, ABSTRACT) == ""  # the title again
+    with_number = "QuillServe raises throughput by 2.5× over TurboServe."
+    assert checked_model_text(with_number, TITLE, ABSTRACT) == ""  # numbers come from claims
+
+
+def test_restating_the_title_is_caught() -> None:
+    assert restates_title(f"{TITLE}.", TITLE)
+    assert restates_title("Block-level memory reuse for serving language models.", TITLE)
+    assert not restates_title("A serving engine that shares key-value blocks.", TITLE)
+
+
+def test_support_needs_one_sentence_not_the_bag_of_words() -> None:
+    scattered = "Existing engines copy common prefixes per request at the same latency."
+    assert not support(scattered, ABSTRACT).supported
+    assert support("It reuses blocks of common prefixes without copying.", ABSTRACT).supported
+    assert not support("It reuses blocks of common prefixes 4 times.", ABSTRACT).supported
+
+
+def _claim(**fields: object) -> ClaimRow:
+    base = dict.fromkeys(ClaimRow.__dataclass_fields__, "")
+    base.update(value=2.5, page=1, verified=True, setup_page=None, headline=True)
+    base.update(fields)
+    return ClaimRow(**base)  # type: ignore[arg-type]
+
+
+def test_headline_numbers_are_phrased_from_spans() -> None:
+    claim = _claim(
+        value_text="2-4×", metric="throughput", direction="higher", baseline="TurboServe"
+    )
+    assert phrase_claim(claim) == "2-4× higher throughput than TurboServe (p. 1)"
+    faster = _claim(value_text="1.6×", metric="faster", baseline="cuBLAS", hardware="H100")
+    assert phrase_claim(faster) == "1.6× faster than cuBLAS (p. 1; H100)"
+    setup = _claim(
+        value_text="3×",
+        metric="speedup",
+        model_name="OPT-13B",
+        setup_fields="model",
+        setup_page=8,
+    )
+    assert phrase_claim(setup) == "3× speedup (p. 1; OPT-13B, setup p. 8)"

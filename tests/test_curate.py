@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from helpers import corpus, db, run_cli
 
-from frontier.curate.verify import quote_on_page, value_in_quote
+from frontier.curate.entry import restates_title
+from frontier.curate.support import sentences_of, support
+from frontier.curate.verify import normalize, quote_on_page, value_in_quote
 
 pytestmark = pytest.mark.slow
 
@@ -81,7 +83,10 @@ def test_verified_claims_are_on_their_pages(curated: Path) -> None:
         assert quote_on_page(claim["quote"], text) and value_in_quote(
             claim["value_text"], claim["quote"]
         )
-        assert claim["model"] and claim["prompt_version"].startswith("claim@") and claim["run_id"]
+        assert claim["model"] and claim["run_id"]
+        assert claim["prompt_version"].startswith(
+            ("claim@", "spans-")
+        )  # model-chosen or code-typed
     csv = run_cli("-w", str(curated), "claims", "--csv").out.splitlines()
     assert csv[0].split(",")[:10] == [
         "paper",
@@ -104,6 +109,15 @@ def test_entries_have_provenance_and_only_verified_numbers(curated: Path) -> Non
     assert len(entries) == in_field > 0
     for entry in entries:
         assert entry["model"] and entry["prompt_version"].startswith("entry@") and entry["run_id"]
+        title = conn.execute(
+            "SELECT title, abstract FROM papers WHERE id = ?", (entry["paper_id"],)
+        ).fetchone()
+        assert not restates_title(entry["text"][: len(title[0]) + 5], title[0]), entry["text"]
+        if entry["model"] == "abstract":  # code quoted the abstract's contribution sentence
+            assert normalize(entry["what"]) in normalize(title[1] or ""), entry["what"]
+        else:  # the model's sentences, each borne out by the abstract
+            for sentence in sentences_of(entry["what"]):
+                assert support(sentence, f"{title[0]}. {title[1]}").supported, sentence
         verified = {
             r[0]
             for r in conn.execute(
@@ -111,11 +125,51 @@ def test_entries_have_provenance_and_only_verified_numbers(curated: Path) -> Non
                 (entry["paper_id"],),
             )
         }
-        head, _, rest = entry["text"].partition("Verified: ")
+        head, _, rest = entry["text"].partition("Headline numbers: ")
         assert not any(ch.isdigit() for ch in head), entry["text"]  # numbers only from claims
         for value in verified:
             if value in rest:
                 break
+
+
+def test_headline_claims_are_typed_from_their_quote(curated: Path) -> None:
+    conn = db(curated)
+    headlines = conn.execute("SELECT * FROM claims WHERE headline = 1").fetchall()
+    vllm = [h for h in headlines if h["paper_id"] == "2309.06180"]
+    assert vllm and len(vllm) <= 3
+    assert any(h["metric"] == "throughput" and h["value_text"] == "2-4×" for h in vllm)
+    for claim in headlines:
+        assert claim["verified"] and claim["metric"]
+        quote = normalize(claim["quote"])
+        for field in ("metric", "baseline"):
+            assert normalize(claim[field]) in quote, (field, claim[field], claim["quote"])
+        for field in ("model_name", "hardware"):
+            from_setup = field.split("_")[0] in claim["setup_fields"]
+            assert from_setup or normalize(claim[field]) in quote
+    csv = run_cli("-w", str(curated), "claims", "--csv").out.splitlines()
+    assert "headline" in csv[0].split(",")
+
+
+def test_relation_evidence_is_a_sentence_on_its_page(curated: Path) -> None:
+    conn = db(curated)
+    relations = run_cli("-w", str(curated), "relations", "--json").json()
+    quoted = [r for r in relations if r["kind"] in ("entity", "gap", "conflict", "thesis")]
+    assert quoted
+    for relation in quoted:
+        assert {"paper", "kind", "target", "evidence", "page", "how", "stage"} <= set(relation)
+        paper = conn.execute(
+            "SELECT title, abstract FROM papers WHERE id = ?", (relation["paper"],)
+        ).fetchone()
+        if relation["page"] is None:
+            source = f"{paper[0]} {paper[1]}"
+        else:
+            source = conn.execute(
+                "SELECT text FROM pages WHERE paper_id = ? AND page = ?",
+                (relation["paper"], relation["page"]),
+            ).fetchone()[0]
+        assert quote_on_page(relation["evidence"], source), relation
+        if relation["how"]:
+            assert support(relation["how"], f"{relation['evidence']} {paper[1]}").supported
 
 
 def test_second_run_makes_no_llm_call_and_renders_identically(curated: Path) -> None:
@@ -133,7 +187,7 @@ def test_second_run_makes_no_llm_call_and_renders_identically(curated: Path) -> 
 
 def _what_it_is(entry: str) -> str:
     """The model-phrased part of an entry (code appends numbers and KB relations after it)."""
-    return entry.split(" Verified: ")[0].split(" Why it matters here: ")[0]
+    return entry.split(" Headline numbers: ")[0].split(" Why it matters here: ")[0]
 
 
 def test_instructions_in_an_abstract_change_no_other_paper(tmp_path: Path) -> None:

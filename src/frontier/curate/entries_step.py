@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from frontier.curate.claims import ClaimRow
-from frontier.curate.entry import entry_text, what_it_is
+from frontier.curate.entry import WhatItIs, entry_text, what_it_is
 from frontier.curate.relations import Relation
 from frontier.curate.steps import Context
 from frontier.llm.prompts import load_prompt
@@ -70,17 +70,18 @@ async def entries_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             if store.entry_hash(ctx.conn, paper["id"], topic) != key:
                 jobs.append((paper, topic, claims, relations, key))
 
-    async def work(job: tuple) -> tuple[str, str]:  # type: ignore[type-arg]
-        paper, topic, claims, relations, _ = job
+    async def work(job: tuple) -> WhatItIs:  # type: ignore[type-arg]
+        paper, topic, *_ = job
         title = ctx.settings.topic(topic).title
-        what = await what_it_is(ctx.llm, prompt, ctx.settings.field.name, title, dict(paper))
-        return entry_text(what, claims, relations, names), what.by
+        return await what_it_is(ctx.llm, prompt, ctx.settings.field.name, title, dict(paper))
 
     results = await ctx.bounded(jobs, work, "entries") if jobs else []
-    for (paper, topic, _, _, key), result in zip(jobs, results, strict=True):
-        if isinstance(result, LLMFailure):
-            ctx.failures.append((paper["id"], "entry", str(result)))
+    for (paper, topic, claims, relations, key), what in zip(jobs, results, strict=True):
+        if isinstance(what, LLMFailure):
+            ctx.failures.append((paper["id"], "entry", str(what)))
             continue
-        text, model = result
-        store.save_entry(ctx.conn, paper["id"], topic, text, model, prompt.tag, ctx.run_id, key)
+        text = entry_text(what, claims, relations, names)
+        store.save_entry(
+            ctx.conn, paper["id"], topic, text, what.by, prompt.tag, ctx.run_id, key, what.text
+        )
         ctx.bump("entries")

@@ -83,7 +83,11 @@ def contribution_sentences(title: str, abstract: str) -> str:
     )
     for says_what in tiers:
         for i, sentence in enumerate(sentences):
-            if says_what(sentence) and not restates_title(sentence, title):
+            if (
+                says_what(sentence)
+                and not restates_title(sentence, title)
+                and not _DIGIT.search(sentence)
+            ):
                 return _with_explanation(_capitalised(_LEAD_IN.sub("", sentence)), sentences, i)
     return ""
 
@@ -92,6 +96,7 @@ def _with_explanation(text: str, sentences: list[str], i: int) -> str:
     """The next sentence too when it explains the first ('It …', 'The key idea …')."""
     follow = sentences[i + 1] if i + 1 < len(sentences) else ""
     explains = re.match(r"(?:It|This|Our|The (?:key|core|main) idea)\b", follow)
+    explains = explains and not _DIGIT.search(follow)
     return f"{text} {follow}" if explains and len(text) + len(follow) <= 420 else text
 
 

@@ -1,7 +1,15 @@
-"""Triage: the embedding prefilter decides the clear cases; the LLM judges the ambiguous band."""
+"""Triage: the embedding prefilter decides the clear cases; the LLM judges the ambiguous band.
+
+Before the nearest line decides, two general rules apply. A paper is in the field only when its
+few nearest scope lines are close on average, not one line through a shared word. And the wording
+of the abstract separates work that changes the model itself (a new architecture, pre-training,
+distillation) from work that changes how a given model is run: when the embedding picks the topic
+that run-time lines lead to but the abstract speaks only of changing the model, the paper goes
+where the configured lines about architectures and training lead."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,10 +35,101 @@ class Decision:
     prompt_version: str = ""
 
 
+# Relevance: the triage floor applies to the mean of this many nearest lines as well as to the
+# nearest one, so a paper that shares one phrase with one line is not taken into the field.
+RELEVANCE_LINES = 5
+
+# Wording that says the work changes the model itself.
+MODEL_CUES = re.compile(
+    r"\b(?:pre-?)?train(?:ed|ing)? on (?:\w+ ){0,2}[\d.,]+ ?(?:[bt]rillion|billion|[bmt]) tokens\b"
+    r"|\b(?:pre-?)?train(?:ed|ing)? from scratch\b"
+    r"|\bwe (?:propose|introduce|present|describe) (?:[\w-]+ ){0,4}"
+    r"(?:architecture|transformer|language model)s?\b"
+    r"|\b(?:decoder|transformer|model|network|hybrid) architectures?\b"
+    r"|\barchitectural (?:choices?|changes?|modifications?)\b"
+    r"|\breplac(?:e|es|ed|ing) (?:[\w-]+ ){0,5}(?:attention|feed-?forward|layers?|blocks?)\b"
+    r"|\bdrops? (?:the )?attention\b|\bvariant of (?:[\w-]+ )?attention\b"
+    r"|\bknowledge distillation\b|\bdistill(?:ed|ing|s)? (?:from|into)\b"
+    r"|\b(?:small|smaller|student) (?:[\w-]+ )?models? (?:are |is )?trained\b"
+    r"|\buptrain(?:ed|ing)?\b|\bcontinued[- ]train(?:ing|ed)\b|\bfurther trained\b"
+    r"|\bpost-training\b(?! (?:[\w-]+ )?(?:quantization|sparsity|sparse|pruning|compression))"
+    r"|\b(?:release|releases|released|releasing) (?:the |our |all )?(?:[\w-]+ ){0,3}"
+    r"(?:weights|checkpoints|models)\b|\bopen-weights?\b|\btechnical report\b"
+    r"|\bwe (?:scale|train|pre-?train) (?:the|our|a|an) (?:[\w-]+ ){0,2}"
+    r"(?:architecture|language model|LLM)s?\b",
+    re.IGNORECASE,
+)
+# Wording that says the work changes how a given model is run.
+RUN_CUES = re.compile(
+    r"\btraining-free\b|\bwithout (?:any )?(?:re-?training|fine-?tuning|modif\w+)\b"
+    r"|\bplug-and-play\b|\bdrop-in\b|\bfrozen\b"
+    r"|\bpost-training (?:[\w-]+ )?(?:quantization|sparsity|sparse|pruning|compression)\b"
+    r"|\b(?:existing|off-the-shelf|given|unmodified) (?:[\w-]+ ){0,2}"
+    r"(?:models?|LLMs?|checkpoints?)\b"
+    r"|\b(?:serving|inference) (?:system|engine|framework|runtime)s?\b"
+    r"|\bschedul(?:er|ers|ing)\b|\bkernels?\b|\bruntime\b|\bevict(?:ion|s|ing)?\b"
+    r"|\bspeculative decoding\b|\bbatching\b|\bquantization\b|\bpruning\b",
+    re.IGNORECASE,
+)
+# The same two senses in the short wording of scope lines, to find which topic each leads to.
+MODEL_LINE_WORDS = re.compile(r"\barchitect|\btrain|\bdistil|\brelease", re.IGNORECASE)
+RUN_LINE_WORDS = re.compile(
+    r"\brun time\b|\bruntime\b|\bbatch|\bschedul|\bkernel|\bdecoding\b|\bevict|\bserving\b",
+    re.IGNORECASE,
+)
+
+
+def relevance(sims: np.ndarray) -> float:
+    """How close the paper is to the field as a whole: the mean of its nearest scope lines."""
+    return float(np.sort(sims)[-RELEVANCE_LINES:].mean())
+
+
+def led_to_by(lines: list[ScopeLine], words: re.Pattern[str]) -> str | None:
+    """The destination most scope lines using these words lead to; None when none or tied."""
+    votes: dict[str, int] = {}
+    for line in lines:
+        if words.search(line.text):
+            votes[line.destination] = votes.get(line.destination, 0) + 1
+    ranked = sorted(votes.values(), reverse=True)
+    if not ranked or (len(ranked) > 1 and ranked[0] == ranked[1]):
+        return None
+    return max(votes, key=votes.__getitem__)
+
+
+def changes_the_model(text: str) -> str:
+    """The first phrase saying the work changes the model, unless it also speaks of running one."""
+    if RUN_CUES.search(text):
+        return ""
+    found = MODEL_CUES.search(text)
+    return found.group(0) if found else ""
+
+
+def model_change_decision(sims: np.ndarray, lines: list[ScopeLine], text: str) -> Decision | None:
+    """Moves a model-changing paper from the run-time topic to the architecture-and-training one."""
+    cue = changes_the_model(text)
+    model_topic, run_topic = led_to_by(lines, MODEL_LINE_WORDS), led_to_by(lines, RUN_LINE_WORDS)
+    if not cue or model_topic is None or model_topic == run_topic:
+        return None
+    if lines[int(np.argmax(sims))].destination != run_topic:
+        return None
+    index = max(
+        (i for i, line in enumerate(lines) if line.destination == model_topic),
+        key=lambda i: float(sims[i]),
+    )
+    return Decision(
+        model_topic,
+        "embedding",
+        f'changes the model itself ("{cue}"), not how a given model is run; '
+        f"nearest: {lines[index].describe()} ({float(sims[index]):.2f})",
+        lines[index].text,
+        float(sims[index]),
+    )
+
+
 def decide_by_embedding(
-    sims: np.ndarray, lines: list[ScopeLine], cfg: CurateSettings
+    sims: np.ndarray, lines: list[ScopeLine], cfg: CurateSettings, text: str = ""
 ) -> Decision | None:
-    """A decision when the nearest scope line is clear; None for the ambiguous band."""
+    """A decision when the scope lines (and the wording of title and abstract) settle it, else None."""
     order = np.argsort(-sims)
     best = lines[int(order[0])]
     best_sim = float(sims[order[0]])
@@ -42,6 +141,18 @@ def decide_by_embedding(
             best.text,
             best_sim,
         )
+    near = relevance(sims)
+    if near < cfg.triage_floor:
+        return Decision(
+            OUT_OF_FIELD,
+            "embedding",
+            f"close to one line only ({best.describe()}, {best_sim:.2f}); the "
+            f"{RELEVANCE_LINES} nearest lines average {near:.2f}",
+            best.text,
+            best_sim,
+        )
+    if text and (moved := model_change_decision(sims, lines, text)):
+        return moved
     rival = next((int(i) for i in order[1:] if lines[int(i)].destination != best.destination), None)
     lead = best_sim - float(sims[rival]) if rival is not None else 1.0
     if best_sim >= cfg.triage_accept and lead >= cfg.triage_margin:

@@ -225,12 +225,14 @@ def save_entry(
     prompt_version: str,
     run_id: int,
     input_hash: str,
+    what: str = "",
 ) -> None:
+    """`what` is the entry's what-it-is part as checked, kept apart so it can be audited."""
     with transaction(conn):
         conn.execute(
             "INSERT OR REPLACE INTO entries (paper_id, topic, text, model, prompt_version, run_id, "
-            "input_hash, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (paper_id, topic, text, model, prompt_version, run_id, input_hash, now()),
+            "input_hash, at, what) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (paper_id, topic, text, model, prompt_version, run_id, input_hash, now(), what),
         )
         conn.execute(
             "DELETE FROM entries WHERE paper_id = ? AND topic NOT IN "
@@ -250,3 +252,13 @@ def open_items(conn: sqlite3.Connection, table: str) -> list[sqlite3.Row]:
     return conn.execute(
         f"SELECT id, topic, text FROM {table} WHERE status = 'open' ORDER BY id"
     ).fetchall()
+
+
+def all_relations(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every relation with its evidence and page, for auditing."""
+    rows = conn.execute(
+        "SELECT r.paper_id AS paper, p.title, r.topic, r.kind, r.target, r.evidence, r.page, "
+        "r.how, r.detail, r.stage FROM relations r JOIN papers p ON p.id = r.paper_id "
+        "ORDER BY r.paper_id, r.topic, r.kind, r.target"
+    )
+    return [dict(row) for row in rows]

@@ -12,7 +12,7 @@ from frontier.intake.expand import Plan
 from frontier.intake.jobs import PdfJob
 from frontier.intake.pool import extract_in_order, worker_count
 from frontier.intake.report import Entry, Report
-from frontier.intake.store_step import fulltext_of_article, store_record, store_result
+from frontier.intake.save import fulltext_of_article, store_record, store_result
 from frontier.sources.download import DownloadError, download_pdf
 from frontier.sources.records import SourceRecord
 from frontier.store.lexical import update_lexical_indexes

@@ -19,7 +19,7 @@ from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import LLMFailure
 from frontier.store.db import now, transaction
-from frontier.synthesize.settings import (
+from frontier.synthesize.measurement import (
     Setting,
     comparable,
     metric_family,

@@ -9,7 +9,7 @@ from typing import Any
 
 from frontier.config import LLMSettings
 from frontier.llm.embeddings import Embedder, EmbeddingError, load_embedder
-from frontier.llm.ledger import usage_totals
+from frontier.store.llm_calls import usage_totals
 from frontier.render.common import Context
 from frontier.render.load import load_kb
 from frontier.workspace import Workspace

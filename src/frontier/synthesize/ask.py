@@ -11,7 +11,8 @@ from typing import Any
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import ChatResult
-from frontier.store.db import now, transaction
+from frontier.store.retrieval import chunk_texts, paper_dates, triaged_papers
+from frontier.store.synthesis import insert_ask, supported_ask_bundle
 from frontier.synthesize import windows
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
 from frontier.synthesize.citations import check_citations
@@ -92,21 +93,8 @@ def _supports(question: str, passage: Passage) -> bool:
 
 
 def topic_papers(conn: sqlite3.Connection, topic: str | None) -> set[str] | None:
-    if not topic:
-        return None
-    return {row[0] for row in conn.execute("SELECT paper_id FROM triage WHERE topic = ?", (topic,))}
-
-
-def paper_dates(conn: sqlite3.Connection, paper_ids: set[str]) -> dict[str, str]:
-    if not paper_ids:
-        return {}
-    marks = ",".join("?" * len(paper_ids))
-    return {
-        row[0]: row[1] or ""
-        for row in conn.execute(
-            f"SELECT id, published FROM papers WHERE id IN ({marks})", list(paper_ids)
-        )
-    }
+    """The papers of the topic; None (every paper) without one."""
+    return triaged_papers(conn, topic) if topic else None
 
 
 def build_bundle(
@@ -227,50 +215,36 @@ def _checked(question: str, bundle: Bundle, result: ChatResult, tag: str) -> Ans
 def save_answer(
     conn: sqlite3.Connection, answer: Answer, run_id: int, topic: str, preset: str
 ) -> int:
-    with transaction(conn):
-        cursor = conn.execute(
-            "INSERT INTO asks (run_id, question, preset, topic, bundle, answer, supported, cited, "
-            "removed, dropped, model, prompt_version, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run_id,
-                answer.question,
-                preset,
-                topic,
-                json.dumps(answer.bundle.to_list(with_text=True)),
-                answer.text,
-                int(answer.supported),
-                json.dumps(answer.cited),
-                json.dumps(answer.removed),
-                json.dumps([asdict(d) for d in answer.dropped]),
-                answer.result.model if answer.result else "",
-                answer.prompt_tag,
-                now(),
-            ),
-        )
-    answer.ask_id = int(cursor.lastrowid or 0)
+    answer.ask_id = insert_ask(
+        conn,
+        run_id,
+        {
+            "question": answer.question,
+            "preset": preset,
+            "topic": topic,
+            "bundle": json.dumps(answer.bundle.to_list(with_text=True)),
+            "answer": answer.text,
+            "supported": int(answer.supported),
+            "cited": json.dumps(answer.cited),
+            "removed": json.dumps(answer.removed),
+            "dropped": json.dumps([asdict(d) for d in answer.dropped]),
+            "model": answer.result.model if answer.result else "",
+            "prompt_version": answer.prompt_tag,
+        },
+    )
     return answer.ask_id
 
 
 def bundle_of_ask(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, Bundle] | None:
     """The bundle an earlier answer used (the latest when `ask_id` is None), for follow-ups."""
-    row = conn.execute(
-        "SELECT id, bundle FROM asks WHERE supported = 1 AND (? IS NULL OR id = ?) "
-        "ORDER BY id DESC LIMIT 1",
-        (ask_id, ask_id),
-    ).fetchone()
-    if row is None:
+    found = supported_ask_bundle(conn, ask_id)
+    if found is None:
         return None
+    found_id, stored = found
     sources = []
-    for item in json.loads(row[1]):
+    for item in json.loads(stored):
         chunk_ids = list(item["chunk_ids"])
-        marks = ",".join("?" * len(chunk_ids))
-        texts = [
-            r[0]
-            for r in conn.execute(
-                f"SELECT text FROM chunks WHERE id IN ({marks}) ORDER BY id", chunk_ids
-            )
-        ]
+        texts = chunk_texts(conn, chunk_ids)
         if not texts:
             continue  # the paper was re-ingested since; its old chunks are gone
         sources.append(
@@ -284,7 +258,7 @@ def bundle_of_ask(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, Bu
                 tuple(chunk_ids),
             )
         )
-    return int(row[0]), Bundle(sources)
+    return found_id, Bundle(sources)
 
 
 def budget_for(llm: LLM) -> int:

@@ -58,6 +58,17 @@ def find_existing(
     return None
 
 
+def has_fulltext(conn: sqlite3.Connection, paper_id: str | None) -> bool:
+    row = conn.execute("SELECT status FROM papers WHERE id = ?", (paper_id,)).fetchone()
+    return bool(row and row[0] == "fulltext")
+
+
+def paper_with_content(conn: sqlite3.Connection, content_hash: str) -> str | None:
+    """The id of the paper stored from this exact file, if any."""
+    row = conn.execute("SELECT id FROM papers WHERE content_hash = ?", (content_hash,)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def _hash_id(digest: str) -> str:
     return f"h:{digest[:16]}"
 

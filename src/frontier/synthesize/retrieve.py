@@ -1,11 +1,10 @@
 """Hybrid retrieval over chunks: BM25 (FTS5) and dense (stored MiniLM vectors), fused by rank.
 
 What is ranked is a page (a page's rank in a list is that of its best chunk), so two chunks of
-one page never take two of the top places. Fusion is reciprocal-rank with weights chosen on the
-retrieval benchmark: BM25 leads, dense adds what words miss, the rank of the paper's own title
-and abstract helps pick the right paper, and BM25 over overlapping sentence windows of the
-candidate pages (`windows.py`) finds evidence a chunk boundary cut in two. Equal weights
-(naive fusion) did worse."""
+one page never take two of the top places. Fusion is reciprocal-rank with unequal weights: BM25
+leads, dense adds what words miss, the rank of the paper's own title and abstract helps pick the
+right paper, and BM25 over overlapping sentence windows of the candidate pages (`windows.py`)
+finds evidence a chunk boundary cut in two."""
 
 from __future__ import annotations
 
@@ -265,7 +264,7 @@ def _stem(token: str) -> str:
 
 # Finding a paper (not a passage) leans more on its title and abstract, and not on sentence
 # windows: they pick a page, and for a paper's name they favour the pages densest in its common
-# words, often another paper's ("Activation-aware Weight Quantization" found OmniQuant first).
+# words, often another paper's.
 PAPER_SEARCH_FUSION = Fusion(paper=1.5, window=0)
 
 

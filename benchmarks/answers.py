@@ -33,13 +33,13 @@ from pathlib import Path
 from retrieval import QUESTIONS, build_workspace, paper_ids_by_file
 
 from frontier.llm.client import LLM
+from frontier.store.retrieval import paper_dates
 from frontier.synthesize.ask import (
     ASK_PASSAGES,
     Answer,
     answer_over,
     budget_for,
     build_bundle,
-    paper_dates,
     supporting,
     widened,
 )

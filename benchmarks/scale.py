@@ -240,8 +240,8 @@ def measure_curate_steps(root: Path) -> dict[str, float]:
 def measure_render(root: Path, repeat: int) -> dict[str, float]:
     """Load the KB for rendering, then the largest topic page under ~10k entries."""
     from frontier.render.common import Context
-    from frontier.render.load import load_kb
     from frontier.render.topics import topic_page
+    from frontier.store.kb import load_kb
     from frontier.workspace import open_workspace
 
     ws = open_workspace(root)

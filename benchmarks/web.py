@@ -27,7 +27,6 @@ from jinja2 import Environment
 from starlette.testclient import TestClient
 
 from frontier.render.common import Context
-from frontier.render.load import load_kb
 from frontier.sources.records import SourceRecord
 from frontier.store.curation import (
     save_claims,
@@ -37,6 +36,7 @@ from frontier.store.curation import (
     sync_config,
 )
 from frontier.store.db import connect
+from frontier.store.kb import load_kb
 from frontier.store.papers import save_paper
 from frontier.store.runs import finish_run, start_run
 from frontier.web.app import create_app

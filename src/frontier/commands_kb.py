@@ -15,16 +15,16 @@ from rich.table import Table
 from frontier import render_cli
 from frontier.config import Settings
 from frontier.render import render_vault
-from frontier.render.listing import (
-    claims_csv,
+from frontier.render.export import claims_csv
+from frontier.store.db import now, transaction
+from frontier.store.kb import load_items
+from frontier.store.listing import (
     claims_data,
     entities_data,
     items_data,
     papers_data,
     untracked_gaps,
 )
-from frontier.render.load import load_items
-from frontier.store.db import now, transaction
 from frontier.workspace import Workspace, open_workspace
 
 GAP_STATUSES = ("open", "closed", "proposed", "rejected")

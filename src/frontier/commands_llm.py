@@ -16,9 +16,9 @@ from frontier import render_cli
 from frontier.commands import recorded_run
 from frontier.llm.client import LLM
 from frontier.llm.embedded import EmbeddedError
-from frontier.llm.ledger import cache_clear, usage_totals
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import ChatResult, LLMFailure
+from frontier.store.llm_calls import cache_clear, usage_totals
 from frontier.workspace import open_workspace
 
 

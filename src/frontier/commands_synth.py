@@ -17,6 +17,7 @@ from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder, load_embedder
 from frontier.llm.records import LLMFailure
 from frontier.render.vault import render_vault
+from frontier.store.synthesis import select_papers
 from frontier.synthesize.ask import (
     Answer,
     answer_over,
@@ -28,7 +29,6 @@ from frontier.synthesize.ask import (
 )
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.grounding import REPEAT, Dropped
-from frontier.synthesize.papers import select_papers
 from frontier.synthesize.proposals import map_path, propose_gaps, save_map
 from frontier.synthesize.researchmap import ResearchMap, write_map
 from frontier.synthesize.retrieve import Retriever

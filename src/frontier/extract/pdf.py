@@ -13,7 +13,7 @@ from frontier.extract.chunk import Chunk, Segment, make_chunks
 from frontier.extract.clean import clean_pages, join_lines
 from frontier.extract.firstpage import FirstPageFacts, first_page_facts
 from frontier.extract.quality import looks_like_garbage, looks_like_slides
-from frontier.extract.sections import Heading, abstract_text, find_headings
+from frontier.extract.sections import Heading, Section, abstract_text, find_headings
 from frontier.sources.ids import content_hash
 
 if TYPE_CHECKING:
@@ -26,15 +26,6 @@ class PdfRejected(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
-
-
-@dataclass
-class Section:
-    ord: int
-    number: str
-    title: str
-    kind: str
-    page_start: int
 
 
 @dataclass

@@ -8,12 +8,9 @@ from pathlib import Path
 
 from frontier.intake.jobs import PdfJob
 from frontier.intake.report import Entry
-from frontier.sources.abstracts import read_abstracts
-from frontier.sources.local import RecordError, read_bibtex, read_jsonl
+from frontier.sources.local import RecordError
+from frontier.sources.readers import BATCH, ReadFile, reader_for, suffixes_read
 from frontier.sources.records import SourceRecord
-
-PDF_SUFFIXES = {".pdf"}
-RECORD_SUFFIXES = {".jsonl", ".bib", ".txt"}
 
 
 @dataclass
@@ -42,46 +39,44 @@ def pdf_job(
 
 
 def expand_paths(paths: list[Path], password: str | None, chunk_tokens: int) -> Plan:
-    """Folders give their PDFs (recursively); .jsonl, .bib and .txt give records."""
+    """Folders give their PDFs (recursively); a file is read by its row of READERS."""
     plan = Plan()
     for path in paths:
         if path.is_dir():
             found = sorted(
-                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in PDF_SUFFIXES
+                p for p in path.rglob("*") if p.is_file() and reader_for(p, ("pdf",)) is not None
             )
             if not found:
                 plan.problems.append(
                     Entry(str(path), "rejected", "folder holds no PDF files", code="empty_folder")
                 )
             plan.pdfs.extend(pdf_job(p, password, chunk_tokens) for p in found)
-        elif not path.exists():
+            continue
+        if not path.exists():
             plan.problems.append(
                 Entry(str(path), "rejected", "no such file or folder", code="missing")
             )
-        elif path.suffix.lower() in PDF_SUFFIXES:
-            plan.pdfs.append(pdf_job(path, password, chunk_tokens))
-        elif path.suffix.lower() in RECORD_SUFFIXES:
-            _add_records(plan, path)
-        else:
+            continue
+        reader = reader_for(path, BATCH)
+        if reader is None:
             plan.problems.append(
-                Entry(
-                    str(path),
-                    "rejected",
-                    "unsupported file type (expected a folder, .pdf, .jsonl, .bib or .txt)",
-                    code="unsupported",
-                )
+                Entry(str(path), "rejected", _unsupported_message(), code="unsupported")
             )
+        elif reader.read is None:
+            plan.pdfs.append(pdf_job(path, password, chunk_tokens))
+        else:
+            _add_records(plan, path, reader.read)
     return plan
 
 
-def _add_records(plan: Plan, path: Path) -> None:
+def _unsupported_message() -> str:
+    *most, last = suffixes_read(BATCH)
+    return f"unsupported file type (expected a folder, {', '.join(most)} or {last})"
+
+
+def _add_records(plan: Plan, path: Path, read: ReadFile) -> None:
     try:
-        if path.suffix.lower() == ".jsonl":
-            items = list(read_jsonl(path))
-        elif path.suffix.lower() == ".bib":
-            items = list(read_bibtex(path))
-        else:
-            items = list(read_abstracts(path))
+        items = list(read(path))
     except (OSError, UnicodeDecodeError) as exc:
         plan.problems.append(Entry(str(path), "rejected", f"cannot read: {exc}", code="unreadable"))
         return

@@ -12,10 +12,11 @@ from frontier.intake.expand import Plan
 from frontier.intake.jobs import PdfJob
 from frontier.intake.pool import extract_in_order, worker_count
 from frontier.intake.report import Entry, Report
-from frontier.intake.store_step import fulltext_of_article, store_record, store_result
+from frontier.intake.save import fulltext_of_article, store_record, store_result
 from frontier.sources.download import DownloadError, download_pdf
 from frontier.sources.records import SourceRecord
 from frontier.store.lexical import update_lexical_indexes
+from frontier.store.papers import has_fulltext, paper_with_content
 from frontier.store.queries import known_content_hashes, record_outcome
 from frontier.workspace import Workspace
 
@@ -81,17 +82,12 @@ def ingest_plan(
             )
             entry = store_record(conn, record, run_id, item, article)
             report.add(entry)
-            if fetcher and record.pdf_url and not _has_fulltext(conn, entry.paper_id):
+            if fetcher and record.pdf_url and not has_fulltext(conn, entry.paper_id):
                 _queue_download(conn, run_id, fetcher, record, jobs, report)
             progress.advance(task)
         _extract_and_store(ws, conn, jobs, run_id, progress, report)
     update_lexical_indexes(conn)  # a large KB's BM25 index sees the new text at once
     return report
-
-
-def _has_fulltext(conn: sqlite3.Connection, paper_id: str | None) -> bool:
-    row = conn.execute("SELECT status FROM papers WHERE id = ?", (paper_id,)).fetchone()
-    return bool(row and row[0] == "fulltext")
 
 
 def _queue_download(
@@ -123,13 +119,9 @@ def _extract_and_store(
     seen: set[str] = set()
     for job in jobs:
         if job.content_hash in known or job.content_hash in seen:
-            paper = conn.execute(
-                "SELECT id FROM papers WHERE content_hash = ?", (job.content_hash,)
-            ).fetchone()
-            where = f" as {paper[0]}" if paper else " earlier in this run"
-            report.add(
-                Entry(job.item, "duplicate", f"already stored{where}", paper[0] if paper else None)
-            )
+            paper_id = paper_with_content(conn, job.content_hash)
+            where = f" as {paper_id}" if paper_id else " earlier in this run"
+            report.add(Entry(job.item, "duplicate", f"already stored{where}", paper_id))
             continue
         seen.add(job.content_hash)
         todo.append(job)

@@ -10,17 +10,17 @@ from frontier.intake.report import Entry
 from frontier.sources.arxiv_api import ArxivError, fetch_arxiv_ids
 from frontier.sources.download import DownloadError, cache_file
 from frontier.sources.ids import parse_arxiv_id
+from frontier.sources.readers import SINGLE_FILE, ReadFile, reader_for
+from frontier.sources.records import SourceRecord
 from frontier.sources.web import (
     ArticleError,
     FetchError,
     article_record,
     extract_article,
     fetch_page,
-    read_text_article,
 )
 from frontier.workspace import Workspace
 
-ARTICLE_SUFFIXES = {".html", ".htm", ".md", ".markdown", ".txt"}
 _URL = re.compile(r"^https?://", re.IGNORECASE)
 
 
@@ -29,8 +29,9 @@ def plan_single(ws: Workspace, item: str, password: str | None) -> Plan:
     chunk_tokens = ws.settings.ingest.chunk_tokens
     path = Path(item).expanduser()
     if path.exists():
-        if path.is_file() and path.suffix.lower() in ARTICLE_SUFFIXES:
-            return _article_file(path)
+        reader = reader_for(path, SINGLE_FILE) if path.is_file() else None
+        if reader is not None and reader.read is not None:
+            return _article_file(path, reader.read)
         return expand_paths([path], password, chunk_tokens)
     if (parse_arxiv_id(item) and not _URL.match(item)) or _is_arxiv_url(item):
         return _arxiv_item(ws, item)
@@ -62,17 +63,14 @@ def _arxiv_item(ws: Workspace, item: str) -> Plan:
     return plan
 
 
-def _article_file(path: Path) -> Plan:
+def _article_file(path: Path, read: ReadFile) -> Plan:
     plan = Plan()
     try:
-        if path.suffix.lower() in (".html", ".htm"):
-            article = extract_article(path.read_bytes())
-        else:
-            article = read_text_article(path)
+        records = [r for r in read(path) if isinstance(r, SourceRecord)]
     except ArticleError as exc:
         plan.problems.append(Entry(str(path), "rejected", str(exc), code="no_article"))
         return plan
-    plan.records.append((str(path), article_record(article, "file", str(path), None)))
+    plan.records.extend((str(path), record) for record in records)
     return plan
 
 

@@ -1,4 +1,4 @@
-"""The response cache and the usage ledger, both in the workspace database."""
+"""The response cache and the usage ledger: model results to and from their stored rows."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from frontier.llm.records import ChatResult, Usage
-from frontier.store.db import now, transaction
+from frontier.store.llm_calls import cache_response, cached_response, insert_call
 
 
 def cache_key(
@@ -34,10 +34,10 @@ def cache_key(
 
 
 def cache_get(conn: sqlite3.Connection, key: str) -> ChatResult | None:
-    row = conn.execute("SELECT response FROM llm_cache WHERE key = ?", (key,)).fetchone()
-    if row is None:
+    response = cached_response(conn, key)
+    if response is None:
         return None
-    data = json.loads(row[0])
+    data = json.loads(response)
     return ChatResult(
         content=data["content"],
         reasoning=data["reasoning"],
@@ -58,17 +58,7 @@ def cache_put(conn: sqlite3.Connection, key: str, result: ChatResult, prompt_ver
         "endpoint": result.endpoint,
         "finish_reason": result.finish_reason,
     }
-    with transaction(conn):
-        conn.execute(
-            "INSERT OR REPLACE INTO llm_cache (key, model, prompt_version, response, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (key, result.model, prompt_version, json.dumps(data, ensure_ascii=False), now()),
-        )
-
-
-def cache_clear(conn: sqlite3.Connection) -> int:
-    with transaction(conn):
-        return conn.execute("DELETE FROM llm_cache").rowcount
+    cache_response(conn, key, result.model, prompt_version, json.dumps(data, ensure_ascii=False))
 
 
 def record_call(
@@ -89,43 +79,24 @@ def record_call(
     error: str = "",
 ) -> None:
     """One row per logical call; the unique call id keeps a call from being counted twice."""
-    with transaction(conn):
-        conn.execute(
-            """INSERT OR IGNORE INTO llm_calls (call_id, run_id, command, purpose, endpoint, model,
-                   prompt_version, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens,
-                   cache_hit, attempts, latency_ms, outcome, error, at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                call_id,
-                run_id,
-                command,
-                purpose,
-                endpoint,
-                model,
-                prompt_version,
-                usage.prompt_tokens,
-                usage.completion_tokens,
-                usage.reasoning_tokens,
-                usage.cached_tokens,
-                int(cache_hit),
-                attempts,
-                latency_ms,
-                outcome,
-                error[:500],
-                now(),
-            ),
-        )
-
-
-def usage_totals(conn: sqlite3.Connection, by: str) -> list[dict[str, Any]]:
-    """Totals per run or per purpose."""
-    group = {"run": "run_id, command", "purpose": "purpose"}[by]
-    rows = conn.execute(
-        f"""SELECT {group}, COUNT(*) AS calls, SUM(cache_hit) AS cache_hits,
-                   SUM(outcome != 'ok') AS failures, SUM(prompt_tokens) AS prompt_tokens,
-                   SUM(completion_tokens) AS completion_tokens,
-                   SUM(reasoning_tokens) AS reasoning_tokens, SUM(cached_tokens) AS cached_tokens,
-                   SUM(latency_ms) AS latency_ms
-            FROM llm_calls GROUP BY {group} ORDER BY {group.split(",")[0]}"""
+    insert_call(
+        conn,
+        call_id,
+        {
+            "run_id": run_id,
+            "command": command,
+            "purpose": purpose,
+            "endpoint": endpoint,
+            "model": model,
+            "prompt_version": prompt_version,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "reasoning_tokens": usage.reasoning_tokens,
+            "cached_tokens": usage.cached_tokens,
+            "cache_hit": int(cache_hit),
+            "attempts": attempts,
+            "latency_ms": latency_ms,
+            "outcome": outcome,
+            "error": error[:500],
+        },
     )
-    return [dict(row) for row in rows]

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from frontier.config import Settings
-from frontier.render.load import KB, Claim, EntityInfo, Item, Paper
+from frontier.store.kb import KB, Claim, EntityInfo, Item, Paper
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|$~])")
 _HTML_ENTITY = re.compile(r"&(?=#?\w+;)")

@@ -10,13 +10,15 @@ import sqlite3
 from typing import Any
 
 from frontier.config import Settings
-from frontier.render.listing import claims_csv, claims_data
-from frontier.render.load import load_kb, snapshot
+from frontier.store.kb import load_kb, paper_dois, snapshot
+from frontier.store.listing import claims_data
 
 KINDS = ("papers", "claims", "entries")
 EXPORTS = {("bibtex", "papers")} | {(fmt, what) for fmt in ("csv", "jsonl") for what in KINDS}
 PAPER_COLUMNS = ["id", "title", "authors", "date", "arxiv_id", "doi", "url", "categories"]
 PAPER_COLUMNS += ["kind", "topics", "abstract"]
+CLAIM_COLUMNS = ["paper", "metric", "value", "unit", "baseline", "model", "hardware", "page"]
+CLAIM_COLUMNS += ["quote", "verified"]
 ENTRY_COLUMNS = ["paper", "topic", "title", "date", "text", "model", "prompt_version", "run_id"]
 _TEX = {
     "\\": r"\textbackslash{}",
@@ -47,7 +49,7 @@ def papers_records(conn: sqlite3.Connection, settings: Settings) -> list[dict[st
     """Every paper, newest first, with its DOI and the topics it was triaged into."""
     with snapshot(conn):
         kb = load_kb(conn, settings)
-        dois = dict(conn.execute("SELECT id, doi FROM papers").fetchall())
+        dois = paper_dois(conn)
     return [
         {
             "id": p.id,
@@ -110,6 +112,14 @@ def _bibtex_entry(paper: dict[str, Any]) -> str:
         fields.append(("abstract", tex(paper["abstract"])))
     body = "".join(f"  {name} = {{{value}}},\n" for name, value in fields)
     return f"@misc{{{bibtex_key(paper['id'])},\n{body}}}\n"
+
+
+def claims_csv(rows: list[dict[str, Any]]) -> str:
+    """CSV text with a header row; `value` is the value as the paper wrote it."""
+    records = [
+        {**row, "value": row["value_text"], "verified": int(row["verified"])} for row in rows
+    ]
+    return _csv(records, CLAIM_COLUMNS)
 
 
 def _csv(rows: list[dict[str, Any]], columns: list[str]) -> str:

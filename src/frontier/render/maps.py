@@ -9,13 +9,6 @@ from typing import Any
 from frontier.render.common import bullets, link, para, source_path, text
 
 
-def stored_maps(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    """The latest map written to each path."""
-    return conn.execute(
-        "SELECT * FROM maps WHERE id IN (SELECT max(id) FROM maps GROUP BY path) ORDER BY path"
-    ).fetchall()
-
-
 def _cited(value: str) -> str:
     """Model prose with its [n] citations kept readable (escaped brackets read back as [n])."""
     return para(value).replace("\\[", "[").replace("\\]", "]")

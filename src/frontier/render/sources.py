@@ -15,7 +15,7 @@ from frontier.render.common import (
     table,
     text,
 )
-from frontier.render.load import Claim, EntityInfo, Paper, Relation
+from frontier.store.kb import Claim, EntityInfo, Paper, Relation
 
 CLAIM_HEADERS = ["metric", "value", "unit", "baseline", "model", "hardware", "page", "quote"]
 _RELATION_ORDER = {"gap": 0, "conflict": 1, "thesis": 2, "first": 3, "coverage": 4, "entity": 5}

@@ -17,7 +17,7 @@ from frontier.render.common import (
     text,
     topic_path,
 )
-from frontier.render.load import ConflictEvidence, Item, Paper, untracked_config_gaps
+from frontier.store.kb import ConflictEvidence, Item, Paper, untracked_config_gaps
 
 HEADLINE_CLAIMS = 3
 

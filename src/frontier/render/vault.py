@@ -17,10 +17,11 @@ from frontier.render.common import (
     source_path,
     topic_path,
 )
-from frontier.render.load import load_kb
-from frontier.render.maps import map_page, stored_maps
+from frontier.render.maps import map_page
 from frontier.render.sources import entity_page, source_page
 from frontier.render.topics import frontier_page, index_page, topic_page
+from frontier.store.kb import load_kb
+from frontier.store.synthesis import stored_maps
 
 MANAGED_DIRS = ("topics", "entities", "sources", "maps")
 

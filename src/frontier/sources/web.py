@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal, NamedTuple
 from urllib.parse import urljoin, urlsplit
@@ -244,6 +245,16 @@ def article_record(
         url=url,
         body=article.text,
     )
+
+
+def html_article_file(path: Path) -> Iterator[SourceRecord]:
+    """A saved web page as the one record it makes."""
+    yield article_record(extract_article(path.read_bytes()), "file", str(path))
+
+
+def text_article_file(path: Path) -> Iterator[SourceRecord]:
+    """A saved Markdown or text article as the one record it makes."""
+    yield article_record(read_text_article(path), "file", str(path))
 
 
 def read_text_article(path: str | Path) -> Article:

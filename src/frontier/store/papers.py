@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from frontier.extract.chunk import Chunk
+from frontier.extract.sections import Section
 from frontier.sources.ids import normalize_title, text_content_id
 from frontier.sources.records import SourceRecord
 from frontier.store.db import now, transaction
@@ -17,21 +18,12 @@ _MIN_TITLE_KEY = 12  # shorter normalised titles are too generic to merge papers
 
 
 @dataclass
-class SectionRow:
-    ord: int
-    number: str
-    title: str
-    kind: str
-    page_start: int
-
-
-@dataclass
 class FullText:
     """Everything read from a document's body, ready to store."""
 
     content_hash: str
     pages: list[str]
-    sections: list[SectionRow]
+    sections: list[Section]
     chunks: list[Chunk]
     kind: str = "paper"
     warnings: list[str] = field(default_factory=list)
@@ -64,6 +56,17 @@ def find_existing(
             if row is not None:
                 return row
     return None
+
+
+def has_fulltext(conn: sqlite3.Connection, paper_id: str | None) -> bool:
+    row = conn.execute("SELECT status FROM papers WHERE id = ?", (paper_id,)).fetchone()
+    return bool(row and row[0] == "fulltext")
+
+
+def paper_with_content(conn: sqlite3.Connection, content_hash: str) -> str | None:
+    """The id of the paper stored from this exact file, if any."""
+    row = conn.execute("SELECT id FROM papers WHERE content_hash = ?", (content_hash,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def _hash_id(digest: str) -> str:

@@ -11,7 +11,8 @@ from typing import Any
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import ChatResult
-from frontier.store.db import now, transaction
+from frontier.store.retrieval import chunk_texts, paper_dates, triaged_papers
+from frontier.store.synthesis import insert_ask, supported_ask_bundle
 from frontier.synthesize import windows
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
 from frontier.synthesize.citations import check_citations
@@ -26,8 +27,8 @@ PRESETS = {
     "versus": "when does X beat Y: the conditions under which each approach wins",
 }
 # A passage supports a question when it is close in meaning, or holds nearly all its content words
-# and is not far in meaning. Set on the retrieval benchmark: all 74 field questions keep support,
-# none of 12 off-field questions (cooking, sport, geography, ...) gets any.
+# and is not far in meaning: field questions keep their support, off-field ones get none
+# (the thresholds are set on the retrieval questions; see BENCHMARKS.md).
 MIN_SIMILARITY = 0.36
 MIN_WORD_OVERLAP = 0.75
 MIN_SIMILARITY_WITH_WORDS = 0.2
@@ -92,21 +93,8 @@ def _supports(question: str, passage: Passage) -> bool:
 
 
 def topic_papers(conn: sqlite3.Connection, topic: str | None) -> set[str] | None:
-    if not topic:
-        return None
-    return {row[0] for row in conn.execute("SELECT paper_id FROM triage WHERE topic = ?", (topic,))}
-
-
-def paper_dates(conn: sqlite3.Connection, paper_ids: set[str]) -> dict[str, str]:
-    if not paper_ids:
-        return {}
-    marks = ",".join("?" * len(paper_ids))
-    return {
-        row[0]: row[1] or ""
-        for row in conn.execute(
-            f"SELECT id, published FROM papers WHERE id IN ({marks})", list(paper_ids)
-        )
-    }
+    """The papers of the topic; None (every paper) without one."""
+    return triaged_papers(conn, topic) if topic else None
 
 
 def build_bundle(
@@ -132,9 +120,7 @@ def build_bundle(
 
 def widened(conn: sqlite3.Connection, question: str, passages: list[Passage]) -> list[Passage]:
     """Each passage with the sentences of its page's best window that it lacks: a chunk's fixed
-    bounds often cut the evidence off. On the 74 retrieval questions the evidence is in the
-    bundle for 66 at 3.9k tokens on average (chunks alone: 54 at 2.4k; twelve chunks instead of
-    eight: 54 at 3.3k)."""
+    bounds often cut the evidence off, and more chunks do not bring it back."""
     pages = [(p.paper_id, p.page) for p in passages if p.page is not None]
     best = windows.best_windows(conn, question, pages)
     out = []
@@ -227,50 +213,36 @@ def _checked(question: str, bundle: Bundle, result: ChatResult, tag: str) -> Ans
 def save_answer(
     conn: sqlite3.Connection, answer: Answer, run_id: int, topic: str, preset: str
 ) -> int:
-    with transaction(conn):
-        cursor = conn.execute(
-            "INSERT INTO asks (run_id, question, preset, topic, bundle, answer, supported, cited, "
-            "removed, dropped, model, prompt_version, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run_id,
-                answer.question,
-                preset,
-                topic,
-                json.dumps(answer.bundle.to_list(with_text=True)),
-                answer.text,
-                int(answer.supported),
-                json.dumps(answer.cited),
-                json.dumps(answer.removed),
-                json.dumps([asdict(d) for d in answer.dropped]),
-                answer.result.model if answer.result else "",
-                answer.prompt_tag,
-                now(),
-            ),
-        )
-    answer.ask_id = int(cursor.lastrowid or 0)
+    answer.ask_id = insert_ask(
+        conn,
+        run_id,
+        {
+            "question": answer.question,
+            "preset": preset,
+            "topic": topic,
+            "bundle": json.dumps(answer.bundle.to_list(with_text=True)),
+            "answer": answer.text,
+            "supported": int(answer.supported),
+            "cited": json.dumps(answer.cited),
+            "removed": json.dumps(answer.removed),
+            "dropped": json.dumps([asdict(d) for d in answer.dropped]),
+            "model": answer.result.model if answer.result else "",
+            "prompt_version": answer.prompt_tag,
+        },
+    )
     return answer.ask_id
 
 
 def bundle_of_ask(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, Bundle] | None:
     """The bundle an earlier answer used (the latest when `ask_id` is None), for follow-ups."""
-    row = conn.execute(
-        "SELECT id, bundle FROM asks WHERE supported = 1 AND (? IS NULL OR id = ?) "
-        "ORDER BY id DESC LIMIT 1",
-        (ask_id, ask_id),
-    ).fetchone()
-    if row is None:
+    found = supported_ask_bundle(conn, ask_id)
+    if found is None:
         return None
+    found_id, stored = found
     sources = []
-    for item in json.loads(row[1]):
+    for item in json.loads(stored):
         chunk_ids = list(item["chunk_ids"])
-        marks = ",".join("?" * len(chunk_ids))
-        texts = [
-            r[0]
-            for r in conn.execute(
-                f"SELECT text FROM chunks WHERE id IN ({marks}) ORDER BY id", chunk_ids
-            )
-        ]
+        texts = chunk_texts(conn, chunk_ids)
         if not texts:
             continue  # the paper was re-ingested since; its old chunks are gone
         sources.append(
@@ -284,7 +256,7 @@ def bundle_of_ask(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, Bu
                 tuple(chunk_ids),
             )
         )
-    return int(row[0]), Bundle(sources)
+    return found_id, Bundle(sources)
 
 
 def budget_for(llm: LLM) -> int:

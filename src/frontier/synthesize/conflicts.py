@@ -18,8 +18,16 @@ from pydantic import BaseModel, Field
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import LLMFailure
-from frontier.store.db import now, transaction
-from frontier.synthesize.settings import (
+from frontier.store.conflicts import (
+    add_conflict,
+    flagged_conflict,
+    flagged_pairs,
+    mark_paired,
+    set_later_measurements,
+    unpaired_claims,
+    verified_claims,
+)
+from frontier.synthesize.measurement import (
     Setting,
     comparable,
     metric_family,
@@ -79,16 +87,8 @@ def _u(fact: ClaimFact) -> str:
 
 def load_facts(conn: sqlite3.Connection) -> list[ClaimFact]:
     """Verified claims with a metric family and a value, oldest paper first."""
-    rows = conn.execute(
-        """SELECT c.id, c.paper_id, c.metric, c.value, c.value_text, c.unit, c.page, c.quote,
-                  coalesce(p.published, substr(p.added_at, 1, 10)) AS date,
-                  (SELECT topic FROM triage t WHERE t.paper_id = c.paper_id AND topic != ''
-                   ORDER BY topic LIMIT 1) AS topic
-           FROM claims c JOIN papers p ON p.id = c.paper_id
-           WHERE c.verified = 1 ORDER BY date, c.paper_id, c.id"""
-    ).fetchall()
     facts = []
-    for r in rows:
+    for r in verified_claims(conn):
         family = metric_family(r["metric"], r["quote"])
         if not family or r["value"] is None:
             continue
@@ -199,7 +199,7 @@ async def detect_conflicts(
     all; a pair already flagged is never flagged twice. Only claims not yet paired are paired
     with the others, unless `everything`; with no such claim there is nothing to do."""
     counts = {"pairs": 0, "new": 0, "labelled": 0, "label failures": 0}
-    unseen = {row[0] for row in conn.execute("SELECT id FROM claims WHERE conflicts_seen = 0")}
+    unseen = unpaired_claims(conn)
     if not unseen and not everything:
         return counts
     facts = [f for f in load_facts(conn) if f.setting.known() >= 2]  # others compare to none
@@ -207,20 +207,15 @@ async def detect_conflicts(
     for d in _with_flagged(conn, facts, find_disagreements(facts, None if everything else unseen)):
         counts["pairs"] += 1
         later = json.dumps(later_measurements(d, facts))
-        known = conn.execute(
-            "SELECT conflict_id FROM conflict_claims WHERE claim_key = ?", (d.key,)
-        ).fetchone()
-        if known:
-            with transaction(conn):
-                conn.execute(
-                    "UPDATE conflict_claims SET later = ? WHERE conflict_id = ?", (later, known[0])
-                )
+        known = flagged_conflict(conn, d.key)
+        if known is not None:
+            set_later_measurements(conn, known, later)
             continue
         verdict, model = await _label(llm, prompt, field_name, d)
         counts["labelled" if verdict else "label failures"] += 1
         _store(conn, d, later, verdict, model, prompt.tag if verdict else "", run_id, default_topic)
         counts["new"] += 1
-    _mark_seen(conn, unseen)
+    mark_paired(conn, unseen)
     return counts
 
 
@@ -234,9 +229,7 @@ def _with_flagged(
     for fact in facts:
         by_paper.setdefault(fact.paper_id, []).append(fact)
     out = list(found)
-    for key, paper_a, paper_b in conn.execute(
-        "SELECT claim_key, paper_a, paper_b FROM conflict_claims"
-    ):
+    for key, paper_a, paper_b in flagged_pairs(conn):
         if key in keys:
             continue
         for a in by_paper.get(paper_a, []):
@@ -246,15 +239,6 @@ def _with_flagged(
                     out.append(d)
                     keys.add(key)
     return out
-
-
-def _mark_seen(conn: sqlite3.Connection, ids: set[int]) -> None:
-    ordered = sorted(ids)
-    with transaction(conn):
-        for start in range(0, len(ordered), 500):
-            part = ordered[start : start + 500]
-            marks = ",".join("?" * len(part))
-            conn.execute(f"UPDATE claims SET conflicts_seen = 1 WHERE id IN ({marks})", part)
 
 
 async def _label(
@@ -296,39 +280,23 @@ def _store(
     default_topic: str,
 ) -> None:
     topic = d.b.topic or d.a.topic or default_topic
-    with transaction(conn):
-        conn.execute(
-            "INSERT OR IGNORE INTO conflicts (topic, text, status, source, created_at) "
-            "VALUES (?, ?, 'open', 'claims', ?)",
-            (topic, d.text(), now()),
-        )
-        conflict_id = conn.execute(
-            "SELECT id FROM conflicts WHERE topic = ? AND text = ?", (topic, d.text())
-        ).fetchone()[0]
-        conn.execute(
-            """INSERT OR IGNORE INTO conflict_claims (conflict_id, claim_key, paper_a, paper_b,
-                   metric, setting, quote_a, quote_b, page_a, page_b, value_a, value_b, why,
-                   label, reason, later, model, prompt_version, run_id)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                conflict_id,
-                d.key,
-                d.a.paper_id,
-                d.b.paper_id,
-                d.a.family,
-                d.a.setting.describe(),
-                d.a.quote,
-                d.b.quote,
-                d.a.page,
-                d.b.page,
-                d.a.value_text,
-                d.b.value_text,
-                d.why,
-                verdict.label if verdict else "",
-                verdict.reason if verdict else "",
-                later,
-                model,
-                prompt_tag,
-                run_id,
-            ),
-        )
+    evidence = {
+        "paper_a": d.a.paper_id,
+        "paper_b": d.b.paper_id,
+        "metric": d.a.family,
+        "setting": d.a.setting.describe(),
+        "quote_a": d.a.quote,
+        "quote_b": d.b.quote,
+        "page_a": d.a.page,
+        "page_b": d.b.page,
+        "value_a": d.a.value_text,
+        "value_b": d.b.value_text,
+        "why": d.why,
+        "label": verdict.label if verdict else "",
+        "reason": verdict.reason if verdict else "",
+        "later": later,
+        "model": model,
+        "prompt_version": prompt_tag,
+        "run_id": run_id,
+    }
+    add_conflict(conn, topic, d.text(), d.key, evidence)

@@ -7,6 +7,7 @@ import re
 import sqlite3
 
 from frontier.extract.chunk import estimate_tokens
+from frontier.store.synthesis import full_text_chunks, verified_claim_pages
 from frontier.synthesize.bundle import Bundle, Source
 
 DIGEST_TOKENS = 450
@@ -15,40 +16,10 @@ _RESULT_SECTIONS = re.compile(
 )
 
 
-def select_papers(
-    conn: sqlite3.Connection, topic: str | None, since: str | None, limit: int
-) -> list[sqlite3.Row]:
-    """The newest `limit` papers of the topic (or of every topic), returned oldest first."""
-    clauses, params = ["1 = 1"], []
-    if topic:
-        clauses.append("id IN (SELECT paper_id FROM triage WHERE topic = ?)")
-        params.append(topic)
-    elif conn.execute("SELECT 1 FROM triage LIMIT 1").fetchone():
-        clauses.append("id IN (SELECT paper_id FROM triage WHERE topic != '')")
-    if since:
-        clauses.append("coalesce(published, added_at) >= ?")
-        params.append(since)
-    rows = conn.execute(
-        f"SELECT id, title, abstract, coalesce(published, substr(added_at, 1, 10)) AS date "
-        f"FROM papers WHERE {' AND '.join(clauses)} ORDER BY date DESC, id LIMIT ?",
-        [*params, limit],
-    ).fetchall()
-    return sorted(rows, key=lambda row: (row["date"] or "", row["id"]))
-
-
 def _informative_chunks(conn: sqlite3.Connection, paper_id: str) -> list[sqlite3.Row]:
     """Full-text chunks, those on pages with verified claims first, then result sections."""
-    claim_pages = {
-        row[0]
-        for row in conn.execute(
-            "SELECT DISTINCT page FROM claims WHERE paper_id = ? AND verified = 1", (paper_id,)
-        )
-    }
-    chunks = conn.execute(
-        "SELECT id, page, section, text FROM chunks WHERE paper_id = ? AND page IS NOT NULL "
-        "ORDER BY ord",
-        (paper_id,),
-    ).fetchall()
+    claim_pages = verified_claim_pages(conn, paper_id)
+    chunks = full_text_chunks(conn, paper_id)
 
     def priority(chunk: sqlite3.Row) -> tuple[int, int]:
         if chunk["page"] in claim_pages:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import Counter
 
 import numpy as np
 
 from frontier.llm.embeddings import Embedder
-from frontier.store.db import now, transaction
+from frontier.store.synthesis import propose_gap, replace_map, topic_gaps, triage_topic_counts
 from frontier.synthesize.researchmap import Item, ResearchMap
 
 # an open problem this close to a tracked gap (any status) is the same gap said again
@@ -28,26 +27,18 @@ def save_map(
     since: str | None,
     path: str,
 ) -> int:
-    with transaction(conn):
-        # one map per topic and day: a rerun (after a crash, or a second run that day) replaces it
-        conn.execute("DELETE FROM maps WHERE path = ?", (path,))
-        cursor = conn.execute(
-            "INSERT INTO maps (run_id, topic, since, path, content, bundle, removed, model, "
-            "prompt_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run_id,
-                topic or "",
-                since or "",
-                path,
-                json.dumps(rmap.to_dict()),
-                json.dumps(rmap.bundle.to_list()),
-                json.dumps(rmap.removed),
-                rmap.model,
-                rmap.prompt_tag,
-                now(),
-            ),
-        )
-    return int(cursor.lastrowid or 0)
+    return replace_map(
+        conn,
+        path=path,
+        run_id=run_id,
+        topic=topic or "",
+        since=since or "",
+        content=json.dumps(rmap.to_dict()),
+        bundle=json.dumps(rmap.bundle.to_list()),
+        removed=json.dumps(rmap.removed),
+        model=rmap.model,
+        prompt_version=rmap.prompt_tag,
+    )
 
 
 def _problem_topic(conn: sqlite3.Connection, rmap: ResearchMap, item: Item, default: str) -> str:
@@ -55,13 +46,7 @@ def _problem_topic(conn: sqlite3.Connection, rmap: ResearchMap, item: Item, defa
     ids = [rmap.bundle.by_number(n).paper_id for n in item.papers]
     if not ids:
         return default
-    marks = ",".join("?" * len(ids))
-    topics = Counter(
-        row[0]
-        for row in conn.execute(
-            f"SELECT topic FROM triage WHERE topic != '' AND paper_id IN ({marks})", ids
-        )
-    )
+    topics = triage_topic_counts(conn, ids)
     return topics.most_common(1)[0][0] if topics else default
 
 
@@ -89,18 +74,8 @@ def propose_gaps(
             continue
         papers = [rmap.bundle.by_number(n).paper_id for n in item.papers]
         evidence = f"map {map_id}; papers: {', '.join(papers) or 'none cited'}"
-        with transaction(conn):
-            cursor = conn.execute(
-                "INSERT OR IGNORE INTO gaps (topic, text, status, source, created_at, evidence) "
-                "VALUES (?, ?, 'proposed', 'map', ?, ?)",
-                (slug, item.text, now(), evidence),
-            )
-        gap_id = conn.execute(
-            "SELECT id FROM gaps WHERE topic = ? AND text = ?", (slug, item.text)
-        ).fetchone()[0]
-        outcomes.append(
-            {"text": item.text, "topic": slug, "gap": gap_id, "new": cursor.rowcount > 0}
-        )
+        gap_id, new = propose_gap(conn, slug, item.text, evidence)
+        outcomes.append({"text": item.text, "topic": slug, "gap": gap_id, "new": new})
     return outcomes
 
 
@@ -113,10 +88,7 @@ def _same_gap(
     config_texts: list[str],
 ) -> int | str | None:
     """The id of the tracked gap this vector restates ("config" for a gap only in the config)."""
-    rows: list[tuple[int | str, str]] = [
-        (row[0], row[1])
-        for row in conn.execute("SELECT id, text FROM gaps WHERE topic = ?", (topic,))
-    ]
+    rows: list[tuple[int | str, str]] = list(topic_gaps(conn, topic))
     stored = {text for _, text in rows}
     rows += [("config", text) for text in config_texts if text not in stored]
     if not rows:

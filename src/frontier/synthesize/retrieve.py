@@ -1,11 +1,10 @@
 """Hybrid retrieval over chunks: BM25 (FTS5) and dense (stored MiniLM vectors), fused by rank.
 
 What is ranked is a page (a page's rank in a list is that of its best chunk), so two chunks of
-one page never take two of the top places. Fusion is reciprocal-rank with weights chosen on the
-retrieval benchmark: BM25 leads, dense adds what words miss, the rank of the paper's own title
-and abstract helps pick the right paper, and BM25 over overlapping sentence windows of the
-candidate pages (`windows.py`) finds evidence a chunk boundary cut in two. Equal weights
-(naive fusion) did worse."""
+one page never take two of the top places. Fusion is reciprocal-rank with unequal weights: BM25
+leads, dense adds what words miss, the rank of the paper's own title and abstract helps pick the
+right paper, and BM25 over overlapping sentence windows of the candidate pages (`windows.py`)
+finds evidence a chunk boundary cut in two."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from frontier.llm.embeddings import Embedder, EmbeddingError, load_embedder
 from frontier.store.dense import dense_search
+from frontier.store.retrieval import chunk_locations, chunks_with_titles, embedding_coverage
 from frontier.store.search import Hit, bm25_chunks, bm25_papers, fts_query
 from frontier.synthesize import windows
 
@@ -115,12 +115,7 @@ class Retriever:
 
     def coverage(self) -> tuple[int, int]:
         """(chunks with a vector, all chunks): dense retrieval only sees the first."""
-        embedded, total = self.conn.execute(
-            "SELECT (SELECT count(*) FROM chunk_embeddings WHERE model = ?), "
-            "(SELECT count(*) FROM chunks)",
-            (self.embedder.name,),
-        ).fetchone()
-        return int(embedded), int(total)
+        return embedding_coverage(self.conn, self.embedder.name)
 
     def retrieve(
         self,
@@ -134,7 +129,7 @@ class Retriever:
         if method not in METHODS:
             raise ValueError(f"unknown retrieval method {method!r} (use one of {METHODS})")
         lists, similarity = self._ranked_chunks(question, method, papers)
-        where = self._locations({cid for ids in lists.values() for cid in ids})
+        where = chunk_locations(self.conn, {cid for ids in lists.values() for cid in ids})
         units: dict[str, list[Unit]] = {name: collapse(ids, where) for name, ids in lists.items()}
         scores, ranks = self._fuse(units, method)
         if method == "hybrid" and self.fusion.paper and scores:
@@ -158,17 +153,6 @@ class Retriever:
             lists["dense"] = [cid for cid, _ in nearest]
             similarity = dict(nearest)
         return lists, similarity
-
-    def _locations(self, chunk_ids: set[int]) -> dict[int, tuple[str, int | None]]:
-        if not chunk_ids:
-            return {}
-        marks = ",".join("?" * len(chunk_ids))
-        return {
-            row[0]: (row[1], row[2])
-            for row in self.conn.execute(
-                f"SELECT id, paper_id, page FROM chunks WHERE id IN ({marks})", list(chunk_ids)
-            )
-        }
 
     def _fuse(
         self, units: dict[str, list[Unit]], method: str
@@ -221,17 +205,7 @@ class Retriever:
         similarity: dict[int, float],
     ) -> list[Passage]:
         chunk_ids = [unit.chunk_id for unit in units]
-        if not chunk_ids:
-            return []
-        marks = ",".join("?" * len(chunk_ids))
-        rows = {
-            row["id"]: row
-            for row in self.conn.execute(
-                f"SELECT c.id, c.paper_id, c.page, c.section, c.text, p.title FROM chunks c "
-                f"JOIN papers p ON p.id = c.paper_id WHERE c.id IN ({marks})",
-                chunk_ids,
-            )
-        }
+        rows = chunks_with_titles(self.conn, chunk_ids)
         return [
             Passage(
                 chunk_id,
@@ -290,7 +264,7 @@ def _stem(token: str) -> str:
 
 # Finding a paper (not a passage) leans more on its title and abstract, and not on sentence
 # windows: they pick a page, and for a paper's name they favour the pages densest in its common
-# words, often another paper's ("Activation-aware Weight Quantization" found OmniQuant first).
+# words, often another paper's.
 PAPER_SEARCH_FUSION = Fusion(paper=1.5, window=0)
 
 

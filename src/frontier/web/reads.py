@@ -9,9 +9,9 @@ from typing import Any
 
 from frontier.config import LLMSettings
 from frontier.llm.embeddings import Embedder, EmbeddingError, load_embedder
-from frontier.llm.ledger import usage_totals
 from frontier.render.common import Context
-from frontier.render.load import load_kb
+from frontier.store.kb import load_kb
+from frontier.store.llm_calls import usage_totals
 from frontier.workspace import Workspace
 
 

@@ -10,8 +10,8 @@ from importlib import resources
 from pathlib import Path
 
 from frontier.render.common import Context
-from frontier.render.load import load_kb
 from frontier.render.vault import write_if_changed
+from frontier.store.kb import load_kb
 from frontier.store.queries import page_text
 from frontier.web import synthesis, views
 from frontier.web.links import STATIC_FILES, Links, site_file

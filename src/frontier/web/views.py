@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from frontier.render.common import Context, stance
-from frontier.render.load import Claim, Item, Paper, Relation, untracked_config_gaps
+from frontier.store.kb import Claim, Item, Paper, Relation, untracked_config_gaps
 from frontier.web import plots
 
 HEADLINE_CLAIMS = 3

@@ -261,6 +261,11 @@ def load_papers(conn: sqlite3.Connection) -> list[Paper]:
     return sort_papers(papers)
 
 
+def paper_dois(conn: sqlite3.Connection) -> dict[str, str | None]:
+    """Each paper's DOI (None when it has none)."""
+    return dict(conn.execute("SELECT id, doi FROM papers").fetchall())
+
+
 def load_triage(conn: sqlite3.Connection) -> list[Triage]:
     rows = conn.execute(
         "SELECT paper_id, topic, stage, reason, scope_line FROM triage ORDER BY paper_id, topic"

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import sqlite3
 from dataclasses import asdict
 from typing import Any
 
 from frontier.config import Settings
-from frontier.render.load import (
+from frontier.store.kb import (
     Item,
     load_claims,
     load_entities,
@@ -18,19 +16,6 @@ from frontier.render.load import (
     snapshot,
     untracked_config_gaps,
 )
-
-CSV_COLUMNS = [
-    "paper",
-    "metric",
-    "value",
-    "unit",
-    "baseline",
-    "model",
-    "hardware",
-    "page",
-    "quote",
-    "verified",
-]
 
 
 def _contains(value: str, needle: str | None) -> bool:
@@ -93,17 +78,6 @@ def _claim_record(claim: dict[str, Any], title: str) -> dict[str, Any]:
     """A claim as commands show it: `paper` and `model` instead of the column names."""
     paper, model = claim.pop("paper_id"), claim.pop("model_name")
     return {"id": claim.pop("id"), "paper": paper, "title": title, "model": model, **claim}
-
-
-def claims_csv(rows: list[dict[str, Any]]) -> str:
-    """CSV text with a header row; `value` is the value as the paper wrote it."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in rows:
-        record = {**row, "value": row["value_text"], "verified": int(row["verified"])}
-        writer.writerow(["" if record[k] is None else record[k] for k in CSV_COLUMNS])
-    return out.getvalue()
 
 
 def _related(conn: sqlite3.Connection, kind: str) -> dict[str, list[str]]:

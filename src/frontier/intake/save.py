@@ -11,7 +11,7 @@ from frontier.intake.jobs import JobResult
 from frontier.intake.report import Entry
 from frontier.sources.ids import content_hash
 from frontier.sources.records import SourceRecord
-from frontier.store.papers import FullText, SaveResult, SectionRow, save_paper
+from frontier.store.papers import FullText, SaveResult, save_paper
 from frontier.store.queries import record_outcome
 
 
@@ -48,9 +48,7 @@ def fulltext_of(extracted: ExtractedPdf) -> FullText:
     return FullText(
         content_hash=extracted.content_hash,
         pages=extracted.pages,
-        sections=[
-            SectionRow(s.ord, s.number, s.title, s.kind, s.page_start) for s in extracted.sections
-        ],
+        sections=list(extracted.sections),
         chunks=extracted.chunks,
         kind=extracted.kind,
         warnings=extracted.warnings,

@@ -1,0 +1,75 @@
+"""Chunk and paper lookups behind retrieval: where chunks sit, their text, and which papers a
+topic holds."""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def embedding_coverage(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
+    """(chunks with a vector from `model`, all chunks)."""
+    embedded, total = conn.execute(
+        "SELECT (SELECT count(*) FROM chunk_embeddings WHERE model = ?), "
+        "(SELECT count(*) FROM chunks)",
+        (model,),
+    ).fetchone()
+    return int(embedded), int(total)
+
+
+def chunk_locations(
+    conn: sqlite3.Connection, chunk_ids: set[int]
+) -> dict[int, tuple[str, int | None]]:
+    """Each chunk's (paper, page); a chunk that no longer exists is left out."""
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    return {
+        row[0]: (row[1], row[2])
+        for row in conn.execute(
+            f"SELECT id, paper_id, page FROM chunks WHERE id IN ({marks})", list(chunk_ids)
+        )
+    }
+
+
+def chunks_with_titles(conn: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, sqlite3.Row]:
+    """Rows (id, paper_id, page, section, text, title) of the chunks that exist, by id."""
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    return {
+        row["id"]: row
+        for row in conn.execute(
+            f"SELECT c.id, c.paper_id, c.page, c.section, c.text, p.title FROM chunks c "
+            f"JOIN papers p ON p.id = c.paper_id WHERE c.id IN ({marks})",
+            chunk_ids,
+        )
+    }
+
+
+def chunk_texts(conn: sqlite3.Connection, chunk_ids: list[int]) -> list[str]:
+    """The texts of the chunks that still exist, by id."""
+    marks = ",".join("?" * len(chunk_ids))
+    return [
+        row[0]
+        for row in conn.execute(
+            f"SELECT text FROM chunks WHERE id IN ({marks}) ORDER BY id", chunk_ids
+        )
+    ]
+
+
+def triaged_papers(conn: sqlite3.Connection, topic: str) -> set[str]:
+    """The ids of the papers triaged into the topic."""
+    return {row[0] for row in conn.execute("SELECT paper_id FROM triage WHERE topic = ?", (topic,))}
+
+
+def paper_dates(conn: sqlite3.Connection, paper_ids: set[str]) -> dict[str, str]:
+    """Each paper's publication date ('' when unknown)."""
+    if not paper_ids:
+        return {}
+    marks = ",".join("?" * len(paper_ids))
+    return {
+        row[0]: row[1] or ""
+        for row in conn.execute(
+            f"SELECT id, published FROM papers WHERE id IN ({marks})", list(paper_ids)
+        )
+    }

@@ -1,0 +1,151 @@
+"""What synthesis reads and writes: the papers a map covers, maps, proposed gaps and answers."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+
+from frontier.store.db import now, transaction
+
+
+def select_papers(
+    conn: sqlite3.Connection, topic: str | None, since: str | None, limit: int
+) -> list[sqlite3.Row]:
+    """The newest `limit` papers of the topic (or of every topic), returned oldest first."""
+    clauses, params = ["1 = 1"], []
+    if topic:
+        clauses.append("id IN (SELECT paper_id FROM triage WHERE topic = ?)")
+        params.append(topic)
+    elif conn.execute("SELECT 1 FROM triage LIMIT 1").fetchone():
+        clauses.append("id IN (SELECT paper_id FROM triage WHERE topic != '')")
+    if since:
+        clauses.append("coalesce(published, added_at) >= ?")
+        params.append(since)
+    rows = conn.execute(
+        f"SELECT id, title, abstract, coalesce(published, substr(added_at, 1, 10)) AS date "
+        f"FROM papers WHERE {' AND '.join(clauses)} ORDER BY date DESC, id LIMIT ?",
+        [*params, limit],
+    ).fetchall()
+    return sorted(rows, key=lambda row: (row["date"] or "", row["id"]))
+
+
+def verified_claim_pages(conn: sqlite3.Connection, paper_id: str) -> set[int]:
+    """The pages of a paper that hold a verified claim."""
+    return {
+        row[0]
+        for row in conn.execute(
+            "SELECT DISTINCT page FROM claims WHERE paper_id = ? AND verified = 1", (paper_id,)
+        )
+    }
+
+
+def full_text_chunks(conn: sqlite3.Connection, paper_id: str) -> list[sqlite3.Row]:
+    """A paper's chunks that sit on a page (id, page, section, text), in reading order."""
+    return conn.execute(
+        "SELECT id, page, section, text FROM chunks WHERE paper_id = ? AND page IS NOT NULL "
+        "ORDER BY ord",
+        (paper_id,),
+    ).fetchall()
+
+
+def replace_map(
+    conn: sqlite3.Connection,
+    *,
+    path: str,
+    run_id: int,
+    topic: str,
+    since: str,
+    content: str,
+    bundle: str,
+    removed: str,
+    model: str,
+    prompt_version: str,
+) -> int:
+    """Store a map (its content, bundle and removals as JSON text) as the only one at `path`."""
+    with transaction(conn):
+        # one map per topic and day: a rerun (after a crash, or a second run that day) replaces it
+        conn.execute("DELETE FROM maps WHERE path = ?", (path,))
+        cursor = conn.execute(
+            "INSERT INTO maps (run_id, topic, since, path, content, bundle, removed, model, "
+            "prompt_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, topic, since, path, content, bundle, removed, model, prompt_version, now()),
+        )
+    return int(cursor.lastrowid or 0)
+
+
+def stored_maps(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """The latest map written to each path."""
+    return conn.execute(
+        "SELECT * FROM maps WHERE id IN (SELECT max(id) FROM maps GROUP BY path) ORDER BY path"
+    ).fetchall()
+
+
+def triage_topic_counts(conn: sqlite3.Connection, paper_ids: list[str]) -> Counter[str]:
+    """How many of the papers were triaged into each topic."""
+    marks = ",".join("?" * len(paper_ids))
+    return Counter(
+        row[0]
+        for row in conn.execute(
+            f"SELECT topic FROM triage WHERE topic != '' AND paper_id IN ({marks})", paper_ids
+        )
+    )
+
+
+def topic_gaps(conn: sqlite3.Connection, topic: str) -> list[tuple[int, str]]:
+    """(id, text) of every gap of the topic, whatever its status."""
+    return [
+        (row[0], row[1])
+        for row in conn.execute("SELECT id, text FROM gaps WHERE topic = ?", (topic,))
+    ]
+
+
+def propose_gap(conn: sqlite3.Connection, topic: str, text: str, evidence: str) -> tuple[int, bool]:
+    """(id, whether it is new) of the gap with this text, added as proposed when missing."""
+    with transaction(conn):
+        cursor = conn.execute(
+            "INSERT OR IGNORE INTO gaps (topic, text, status, source, created_at, evidence) "
+            "VALUES (?, ?, 'proposed', 'map', ?, ?)",
+            (topic, text, now(), evidence),
+        )
+    gap_id = conn.execute(
+        "SELECT id FROM gaps WHERE topic = ? AND text = ?", (topic, text)
+    ).fetchone()[0]
+    return int(gap_id), cursor.rowcount > 0
+
+
+# the columns of an answer after its run, in insertion order (`at` is stamped here)
+ASK_COLUMNS = (
+    "question",
+    "preset",
+    "topic",
+    "bundle",
+    "answer",
+    "supported",
+    "cited",
+    "removed",
+    "dropped",
+    "model",
+    "prompt_version",
+)
+
+
+def insert_ask(conn: sqlite3.Connection, run_id: int, values: dict[str, object]) -> int:
+    """Store one answer (`values` holds every column of ASK_COLUMNS); its id."""
+    columns = ", ".join(("run_id", *ASK_COLUMNS, "at"))
+    marks = ", ".join("?" * (len(ASK_COLUMNS) + 2))
+    with transaction(conn):
+        cursor = conn.execute(
+            f"INSERT INTO asks ({columns}) VALUES ({marks})",
+            (run_id, *(values[name] for name in ASK_COLUMNS), now()),
+        )
+    return int(cursor.lastrowid or 0)
+
+
+def supported_ask_bundle(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, str] | None:
+    """(id, bundle JSON) of a supported answer: `ask_id`'s, or the latest when it is None."""
+    row = conn.execute(
+        "SELECT id, bundle FROM asks WHERE supported = 1 AND (? IS NULL OR id = ?) "
+        "ORDER BY id DESC LIMIT 1",
+        (ask_id, ask_id),
+    ).fetchone()
+    return None if row is None else (int(row[0]), str(row[1]))

@@ -27,7 +27,6 @@ from synthetic_papers import PaperPlan, claims_for, plan_papers, write_fulltext
 from synthetic_text import DIM, VectorSource, WordSource
 
 from frontier.config import Settings
-from frontier.curate.claims import ClaimRow
 from frontier.curate.counted import counted_relations
 from frontier.curate.entries_step import entity_names, entry_key, relations_for_entry
 from frontier.curate.entries_step import verified_claims as stored_verified_claims
@@ -52,6 +51,7 @@ from frontier.llm.embeddings import MODEL_NAME, load_embedder, vector_to_blob
 from frontier.llm.prompts import load_prompt
 from frontier.sources.ids import normalize_title
 from frontier.store import curation as store
+from frontier.store.claims import CLAIM_COLUMNS, Claim, column_value
 from frontier.store.db import now
 from frontier.store.dense import update_chunk_index
 from frontier.store.lexical import update_lexical_indexes
@@ -259,20 +259,13 @@ class _Writer:
         self._mark(plan.id, "triage", key, stamp)
 
     def _claims(
-        self, plan: PaperPlan, claims: list[ClaimRow], key: str, stamp: str, quick: str
+        self, plan: PaperPlan, claims: list[Claim], key: str, stamp: str, quick: str
     ) -> None:
         self.conn.executemany(
-            "INSERT INTO claims (paper_id, metric, value, value_text, unit, direction, baseline, "
-            "model_name, hardware, condition, page, quote, verified, verify_note, model, "
-            "prompt_version, run_id, at, conflicts_seen) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+            f"INSERT INTO claims (paper_id, {', '.join(CLAIM_COLUMNS)}, run_id, at, "
+            f"conflicts_seen) VALUES ({', '.join('?' * (len(CLAIM_COLUMNS) + 3))}, 1)",
             [
-                (
-                    plan.id,
-                    *(getattr(c, f) for f in ClaimRow.__dataclass_fields__),
-                    self.run_id,
-                    stamp,
-                )
+                (plan.id, *(column_value(c, f) for f in CLAIM_COLUMNS), self.run_id, stamp)
                 for c in claims
             ],
         )
@@ -280,8 +273,22 @@ class _Writer:
 
     def _relations(self, plan: PaperPlan, found: list, key: str, quick: str) -> None:  # type: ignore[type-arg]
         self.conn.executemany(
-            "INSERT OR REPLACE INTO relations VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(plan.id, plan.topic, r.kind, r.target, r.detail, r.evidence, r.stage) for r in found],
+            "INSERT OR REPLACE INTO relations (paper_id, topic, kind, target, detail, evidence, "
+            "stage, page, how) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    plan.id,
+                    plan.topic,
+                    r.kind,
+                    r.target,
+                    r.detail,
+                    r.evidence,
+                    r.stage,
+                    r.page,
+                    r.how,
+                )
+                for r in found
+            ],
         )
         self._mark(plan.id, "relations", key, now(), quick)
 

@@ -11,7 +11,7 @@ import numpy as np
 from synthetic_text import WordSource
 
 from frontier.config import Settings
-from frontier.curate.claims import ClaimRow
+from frontier.store.claims import Claim
 
 FIRST_DAY, LAST_DAY = dt.date(2019, 1, 1), dt.date(2025, 12, 31)
 SECTIONS = ("introduction", "background", "method", "evaluation", "conclusion")
@@ -94,7 +94,7 @@ _CLAIMS = (
 _SETTINGS = (("7B", "A100", "fp16"), ("13B", "A100", "fp16"), ("70B", "H100", "fp8"))
 
 
-def claims_for(plan: PaperPlan, rng: np.random.Generator) -> list[ClaimRow]:
+def claims_for(plan: PaperPlan, rng: np.random.Generator) -> list[Claim]:
     """0-6 claims, about 80% verified, each quoting a sentence placed on its page."""
     claims = []
     for _ in range(int(rng.integers(0, 7))):
@@ -105,7 +105,7 @@ def claims_for(plan: PaperPlan, rng: np.random.Generator) -> list[ClaimRow]:
         quote = f"{template.format(v=text)} for {size} models on {hardware} in {precision}."
         verified = bool(rng.random() < 0.8)
         claims.append(
-            ClaimRow(
+            Claim(
                 metric=metric,
                 value=value,
                 value_text=text,
@@ -127,7 +127,7 @@ def claims_for(plan: PaperPlan, rng: np.random.Generator) -> list[ClaimRow]:
 
 
 def write_fulltext(
-    conn: sqlite3.Connection, plan: PaperPlan, words: WordSource, claims: list[ClaimRow]
+    conn: sqlite3.Connection, plan: PaperPlan, words: WordSource, claims: list[Claim]
 ) -> tuple[list[tuple[int | None, str, str]], list[tuple[int, str]]]:
     """Insert pages, sections and chunks; returns (page, section, text) of the chunks in order
     and (page, text) of the pages, as curate reads them."""

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from frontier.curate.candidates import Candidate
-from frontier.curate.claims import ClaimRow, code_claims, gate, mark_headlines, system_names
+from frontier.curate.claims import code_claims, gate, mark_headlines, system_names
 from frontier.curate.spans import propose, setup_names
+from frontier.store.claims import Claim
 
 # (sentence, value as printed, unit, direction, metric, baseline)
 TYPED = [
@@ -78,7 +79,7 @@ def test_a_measurement_is_no_baseline() -> None:
     assert not propose(sentence)[0].baselines
 
 
-def _claim(sentence: str, page: int | None = 1, section: str = "abstract") -> list[ClaimRow]:
+def _claim(sentence: str, page: int | None = 1, section: str = "abstract") -> list[Claim]:
     candidate = Candidate(page, section, sentence, (), (), 0.0)
     return [c for c, _ in code_claims(candidate, sentence, {}, {})]
 

@@ -4,7 +4,6 @@ phrased by code from typed spans."""
 
 from __future__ import annotations
 
-from frontier.curate.claims import ClaimRow
 from frontier.curate.entry import (
     checked_model_text,
     contribution_sentences,
@@ -12,6 +11,7 @@ from frontier.curate.entry import (
     restates_title,
 )
 from frontier.curate.support import support
+from frontier.store.claims import Claim
 
 TITLE = "QuillServe: Block-Level Memory Reuse for Serving Language Models"
 ABSTRACT = (
@@ -60,11 +60,11 @@ def test_support_needs_one_sentence_not_the_bag_of_words() -> None:
     assert not support("It reuses blocks of common prefixes 4 times.", ABSTRACT).supported
 
 
-def _claim(**fields: object) -> ClaimRow:
-    base = dict.fromkeys(ClaimRow.__dataclass_fields__, "")
+def _claim(**fields: object) -> Claim:
+    base = dict.fromkeys(Claim.__dataclass_fields__, "")
     base.update(value=2.5, page=1, verified=True, setup_page=None, headline=True)
     base.update(fields)
-    return ClaimRow(**base)  # type: ignore[arg-type]
+    return Claim(**base)  # type: ignore[arg-type]
 
 
 def test_headline_numbers_are_phrased_from_spans() -> None:

@@ -4,7 +4,7 @@ only chooses among the proposals, and code gates every field before it is stored
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, create_model
@@ -14,35 +14,13 @@ from frontier.curate.spans import Proposal, Span, propose
 from frontier.curate.verify import normalize, verify_claim
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
+from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
 TYPING_VERSION = "spans-1"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
-
-
-@dataclass
-class ClaimRow:
-    metric: str
-    value: float | None
-    value_text: str  # as printed, with its qualifier and unit: "up to 1.23×"
-    unit: str
-    direction: str
-    baseline: str
-    model_name: str
-    hardware: str
-    condition: str
-    page: int | None
-    quote: str
-    verified: bool
-    verify_note: str
-    model: str  # the LLM that chose among the proposed spans, or "code"
-    prompt_version: str
-    headline: bool = False
-    setup_page: int | None = None  # where model or hardware came from when the quote names none
-    setup_fields: str = ""  # which of them: "model", "hardware" or "model,hardware"
-    section: str = ""
 
 
 def first_number(text: str) -> float | None:
@@ -55,12 +33,12 @@ def code_claims(
     page_text: str | None,
     aliases: dict[str, list[str]],
     setup: dict[str, tuple[str, int]],
-) -> list[tuple[ClaimRow, Proposal]]:
+) -> list[tuple[Claim, Proposal]]:
     """Every measured number of the sentence as a claim typed from code's best spans."""
     typed = []
     for proposal in propose(candidate.sentence, aliases):
         verified, note = verify_claim(candidate.sentence, proposal.value.text, page_text)
-        claim = ClaimRow(
+        claim = Claim(
             metric=_first(proposal.metrics),
             value=first_number(proposal.numbers[0]),
             value_text=proposal.value.text,
@@ -86,7 +64,7 @@ def _first(spans: list[Span]) -> str:
     return spans[0].text if spans else ""
 
 
-def with_setup(claim: ClaimRow, setup: dict[str, tuple[str, int]]) -> ClaimRow:
+def with_setup(claim: Claim, setup: dict[str, tuple[str, int]]) -> Claim:
     """Model and hardware from the paper's setup section when the sentence names neither."""
     fields, page = [], None
     if not claim.model_name and "model" in setup:
@@ -120,8 +98,8 @@ def choice_schema(proposal: Proposal) -> type[BaseModel]:
 
 
 async def choose_spans(
-    llm: LLM, prompt: Prompt, title: str, claim: ClaimRow, proposal: Proposal
-) -> ClaimRow:
+    llm: LLM, prompt: Prompt, title: str, claim: Claim, proposal: Proposal
+) -> Claim:
     """The model's choice among code's spans for the metric and the baseline."""
     messages = prompt.messages(
         title=title,
@@ -152,7 +130,7 @@ _IDENTIFIER = re.compile(r"[A-Z0-9_]{4,}|\w*_\w*|[\d\W]+")
 _PLACEHOLDER = {"measured value", "value", "metric", "number", "result", "results", NONE, "n/a"}
 
 
-def gate(claim: ClaimRow) -> ClaimRow:
+def gate(claim: Claim) -> Claim:
     """Every typed field must be a span of the quote (model and hardware may come from the
     setup section), the metric no identifier or placeholder, the baseline not the value, the
     direction given by a word of the quote. A field that fails is emptied, never stored."""
@@ -186,7 +164,7 @@ _OTHERS = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\(\w[\w\s.&]*,? \d{4}\w?\)|\bet
 _HEADLINE_SECTIONS = {"abstract": 4, "introduction": 2, "conclusion": 2, "conclusions": 2}
 
 
-def headline_score(claim: ClaimRow, names: list[str]) -> float:
+def headline_score(claim: Claim, names: list[str]) -> float:
     """How much a claim reads as one of the paper's own main results."""
     score = _HEADLINE_SECTIONS.get(claim.section, 0) + (2 if claim.page is None else 0)
     score += 1 if claim.page is not None and claim.page <= 2 else 0
@@ -211,7 +189,7 @@ def system_names(title: str) -> list[str]:
     return list(dict.fromkeys(n for n in names if len(n) >= 3 and not common.fullmatch(n)))
 
 
-def mark_headlines(claims: list[ClaimRow], title: str, limit: int = 3) -> list[ClaimRow]:
+def mark_headlines(claims: list[Claim], title: str, limit: int = 3) -> list[Claim]:
     """The paper's 1-3 headline claims: verified, typed with a metric, ranked by where they
     stand and what they say, one per sentence and metric."""
     names = system_names(title)
@@ -219,7 +197,7 @@ def mark_headlines(claims: list[ClaimRow], title: str, limit: int = 3) -> list[C
         (c for c in claims if c.verified and c.metric and (c.direction or c.baseline)),
         key=lambda c: -headline_score(c, names),
     )
-    chosen: list[ClaimRow] = []
+    chosen: list[Claim] = []
     seen: set[tuple[str, str]] = set()  # the same result restated in the introduction counts once
     for claim in ranked:
         key = (claim.value_text.split()[-1], claim.unit)

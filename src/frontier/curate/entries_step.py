@@ -6,17 +6,17 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from frontier.curate.claims import ClaimRow
 from frontier.curate.entry import WhatItIs, entry_text, what_it_is
 from frontier.curate.relations import Relation
 from frontier.curate.steps import Context
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
 from frontier.store import curation as store
+from frontier.store.claims import Claim, claims_of
 
 
-def verified_claims(conn: sqlite3.Connection, paper_id: str) -> list[ClaimRow]:
-    return [ClaimRow(*row) for row in store.claims_of(conn, paper_id, verified_only=True)]
+def verified_claims(conn: sqlite3.Connection, paper_id: str) -> list[Claim]:
+    return claims_of(conn, paper_id, verified_only=True)
 
 
 def entity_names(conn: sqlite3.Connection) -> dict[str, str]:
@@ -41,7 +41,7 @@ def entry_key(
     prompt_tag: str,
     paper: Mapping[str, Any],
     topic: str,
-    claims: list[ClaimRow],
+    claims: list[Claim],
     relations: list[Relation],
     names: dict[str, str],
 ) -> str:

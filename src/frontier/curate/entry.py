@@ -10,11 +10,12 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from frontier.curate.claims import ClaimRow, system_names
+from frontier.curate.claims import system_names
 from frontier.curate.relations import Relation
 from frontier.curate.support import content_stems, sentences_of, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
+from frontier.store.claims import Claim
 
 _DIGIT = re.compile(r"\d")
 _WHO = (
@@ -104,7 +105,7 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def phrase_claim(claim: ClaimRow) -> str:
+def phrase_claim(claim: Claim) -> str:
     """A headline number in words, from the claim's typed spans only."""
     value, metric, baseline = claim.value_text, claim.metric, claim.baseline
     if value.startswith("from "):
@@ -120,7 +121,7 @@ def phrase_claim(claim: ClaimRow) -> str:
     return f"{text}{_setting(claim)}"
 
 
-def _setting(claim: ClaimRow) -> str:
+def _setting(claim: Claim) -> str:
     """' (p. 1; OPT-13B on NVIDIA A100, setup p. 11)': where, and what it was measured on."""
     where = f"p. {claim.page}" if claim.page else "abstract"
     named = " on ".join(n for n in (claim.model_name, claim.hardware) if n)
@@ -129,7 +130,7 @@ def _setting(claim: ClaimRow) -> str:
     return f" ({where}; {named})" if named else f" ({where})"
 
 
-def headline_numbers(claims: list[ClaimRow]) -> str:
+def headline_numbers(claims: list[Claim]) -> str:
     headlines = [c for c in claims if c.headline and c.verified and c.metric]
     if not headlines:
         return ""
@@ -175,8 +176,6 @@ async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: di
     return WhatItIs(contribution_sentences(title, abstract), "abstract")
 
 
-def entry_text(
-    what: WhatItIs, claims: list[ClaimRow], relations: list[Relation], names: dict
-) -> str:
+def entry_text(what: WhatItIs, claims: list[Claim], relations: list[Relation], names: dict) -> str:
     parts = [what.text, headline_numbers(claims), why_it_matters(relations, names)]
     return " ".join(p for p in parts if p)

@@ -15,7 +15,6 @@ from frontier.config import Settings
 from frontier.curate.candidates import find_candidates
 from frontier.curate.claims import (
     TYPING_VERSION,
-    ClaimRow,
     choose_spans,
     code_claims,
     gate,
@@ -42,6 +41,7 @@ from frontier.llm.pool import run_bounded
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
 from frontier.store import curation as store
+from frontier.store.claims import Claim
 
 
 # repr=False: asyncio.run formats the repr of the task's result (this context) when it restores
@@ -256,12 +256,12 @@ class _PaperClaims:
     paper: sqlite3.Row
     key: str
     quick: str
-    typed: list[tuple[ClaimRow, Proposal]]
+    typed: list[tuple[Claim, Proposal]]
 
 
 def _type_paper(
     ctx: Context, paper: sqlite3.Row, chunks: list[tuple[int | None, str, str]]
-) -> list[tuple[ClaimRow, Proposal]]:
+) -> list[tuple[Claim, Proposal]]:
     """Every number sentence of the paper, typed by code."""
     aliases = entity_aliases(ctx.settings)
     pages = dict(store.pages_of(ctx.conn, paper["id"]))
@@ -305,7 +305,7 @@ async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             todo.append(_PaperClaims(paper, key, quick, _type_paper(ctx, paper, chunks)))
     stamps.flush()
 
-    async def choose(job: tuple[_PaperClaims, int]) -> ClaimRow:
+    async def choose(job: tuple[_PaperClaims, int]) -> Claim:
         item, i = job
         claim, proposal = item.typed[i]
         return await choose_spans(ctx.llm, prompt, item.paper["title"], claim, proposal)

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from frontier.config import Settings
+from frontier.curate.entry import phrase_claim
 from frontier.store.kb import KB, Claim, EntityInfo, Item, Paper
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|$~])")
@@ -76,21 +77,26 @@ def entity_path(slug: str) -> str:
 
 
 def value_with_unit(claim: Claim) -> str:
+    """The value as printed; claims typed before values kept their unit get it appended."""
     unit = claim.unit.strip()
-    if not unit:
+    if not unit or claim.value_text.rstrip().endswith(unit):
         return claim.value_text
     return f"{claim.value_text}{'' if unit in _TIGHT_UNITS else ' '}{unit}"
 
 
 def claim_line(claim: Claim) -> str:
-    """A verified number in one line: metric, value, baseline, setting and page."""
-    metric = f"{claim.metric} ({claim.direction} is better)" if claim.direction else claim.metric
-    line = f"**{text(metric)}**: {text(value_with_unit(claim))}"
-    if claim.baseline:
-        line += f" vs {text(claim.baseline)}"
-    setting = [s for s in (claim.model_name, claim.hardware, claim.condition) if s]
-    setting.append(f"p. {claim.page}" if claim.page else "abstract")
-    return f"{line} ({text(', '.join(setting))})"
+    """A verified number in one line, phrased from its typed spans, with page and setting."""
+    return text(phrase_claim(claim))
+
+
+def highlighted_quote(claim: Claim) -> str:
+    """The quote with its value in bold, as markdown."""
+    quote, value = claim.quote, claim.value_text
+    at = quote.find(value) if value else -1
+    if at < 0:
+        return f"“{text(quote)}”"
+    before, after = quote[:at], quote[at + len(value) :]
+    return f"“{text(before)}**{text(value)}**{text(after)}”"
 
 
 def stance(detail: str) -> str:

@@ -18,7 +18,7 @@ EXPORTS = {("bibtex", "papers")} | {(fmt, what) for fmt in ("csv", "jsonl") for 
 PAPER_COLUMNS = ["id", "title", "authors", "date", "arxiv_id", "doi", "url", "categories"]
 PAPER_COLUMNS += ["kind", "topics", "abstract"]
 CLAIM_COLUMNS = ["paper", "metric", "value", "unit", "baseline", "model", "hardware", "page"]
-CLAIM_COLUMNS += ["quote", "verified"]
+CLAIM_COLUMNS += ["quote", "verified", "headline"]
 ENTRY_COLUMNS = ["paper", "topic", "title", "date", "text", "model", "prompt_version", "run_id"]
 _TEX = {
     "\\": r"\textbackslash{}",
@@ -117,7 +117,13 @@ def _bibtex_entry(paper: dict[str, Any]) -> str:
 def claims_csv(rows: list[dict[str, Any]]) -> str:
     """CSV text with a header row; `value` is the value as the paper wrote it."""
     records = [
-        {**row, "value": row["value_text"], "verified": int(row["verified"])} for row in rows
+        {
+            **row,
+            "value": row["value_text"],
+            "verified": int(row["verified"]),
+            "headline": int(row["headline"]),
+        }
+        for row in rows
     ]
     return _csv(records, CLAIM_COLUMNS)
 

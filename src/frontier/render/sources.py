@@ -9,15 +9,27 @@ from frontier.render.common import (
     bullets,
     entity_path,
     frontier_path,
+    highlighted_quote,
     link,
     para,
     source_path,
     table,
     text,
+    value_with_unit,
 )
 from frontier.store.kb import Claim, EntityInfo, Paper, Relation
 
-CLAIM_HEADERS = ["metric", "value", "unit", "baseline", "model", "hardware", "page", "quote"]
+CLAIM_HEADERS = [
+    "",
+    "metric",
+    "value",
+    "direction",
+    "baseline",
+    "model",
+    "hardware",
+    "page",
+    "quote",
+]
 _RELATION_ORDER = {"gap": 0, "conflict": 1, "thesis": 2, "first": 3, "coverage": 4, "entity": 5}
 _PLAIN_URL = re.compile(r"^https?://[^\s<>]+$")
 
@@ -34,7 +46,10 @@ def source_page(ctx: Context, paper: Paper) -> str:
     lines += ["## Entry", "", *_entries(ctx, here, paper), ""]
     claims = ctx.kb.claims_of(paper.id)
     lines += ["## Verified claims", ""]
-    lines += _claims_table([c for c in claims if c.verified], "No verified claims.")
+    verified = sorted((c for c in claims if c.verified), key=lambda c: not c.headline)
+    if any(c.headline for c in verified):
+        lines += ["★ marks the paper's headline claims.", ""]
+    lines += _claims_table(verified, "No verified claims.")
     unverified = [c for c in claims if not c.verified]
     if unverified:
         lines += ["## Unverified claims (not confirmed in the paper; not facts)", ""]
@@ -112,11 +127,15 @@ def _claims_table(claims: list[Claim], empty: str, note: bool = False) -> list[s
     rows = []
     for c in claims:
         metric = f"{c.metric} ({c.condition})" if c.condition else c.metric
-        cells = [metric, c.value_text, c.unit, c.baseline, c.model_name, c.hardware]
-        cells += [str(c.page) if c.page else "abstract", f"“{c.quote}”"]
+        setup = f" (setup, p. {c.setup_page})" if c.setup_fields else ""
+        model = f"{c.model_name}{setup}" if "model" in c.setup_fields else c.model_name
+        hardware = f"{c.hardware}{setup}" if "hardware" in c.setup_fields else c.hardware
+        cells = ["★" if c.headline else "", metric, value_with_unit(c), c.direction]
+        cells += [c.baseline, model, hardware, str(c.page) if c.page else "abstract"]
+        row = [text(cell) for cell in cells] + [highlighted_quote(c)]
         if note:
-            cells.append(c.verify_note)
-        rows.append([text(cell) for cell in cells])
+            row.append(text(c.verify_note))
+        rows.append(row)
     return [*table(headers, rows), ""]
 
 
@@ -130,11 +149,12 @@ def _relations(ctx: Context, here: str, paper: Paper) -> list[str]:
 
 def _relation(ctx: Context, here: str, rel: Relation) -> str:
     line = f"**{text(rel.kind.capitalize())}** {_relation_target(ctx, here, rel)}"
-    if rel.detail:
-        line += f" — {text(rel.detail)}"
+    if rel.detail and rel.kind in ("thesis", "first", "coverage"):
+        line += f" — {text(rel.detail)}"  # a stance or a sentence code wrote
     if rel.evidence:
-        line += f" (evidence: {text(rel.evidence)})"
-    return line
+        where = f"p. {rel.page}" if rel.page else "title or abstract"
+        line += f": “{text(rel.evidence)}” ({where})"
+    return f"{line} {text(rel.how)}" if rel.how else line
 
 
 def _relation_target(ctx: Context, here: str, rel: Relation) -> str:
@@ -184,6 +204,7 @@ def _topic_order(ctx: Context, relations: list[Relation]) -> list[str]:
 
 def _entity_mention(ctx: Context, here: str, rel: Relation) -> str:
     line = ctx.dated_paper(rel.paper_id, here)
-    if rel.detail:
-        line += f" — {text(rel.detail)}"
-    return f"{line} ({text(rel.evidence)})" if rel.evidence else line
+    if not rel.evidence:
+        return line
+    where = f"p. {rel.page}" if rel.page else "title or abstract"
+    return f"{line}: “{text(rel.evidence)}” ({where})"

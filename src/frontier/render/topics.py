@@ -17,7 +17,7 @@ from frontier.render.common import (
     text,
     topic_path,
 )
-from frontier.store.kb import ConflictEvidence, Item, Paper, untracked_config_gaps
+from frontier.store.kb import ConflictEvidence, Item, Paper, Relation, untracked_config_gaps
 
 HEADLINE_CLAIMS = 3
 
@@ -101,12 +101,11 @@ def _entry_block(ctx: Context, here: str, slug: str, paper: Paper) -> list[str]:
     lines = [f"### {paper.date or 'undated'} · {ctx.paper_link(paper, here)}", ""]
     lines += [para(entry.text) if entry else "_No entry written yet._", ""]
     verified = [c for c in ctx.kb.claims_of(paper.id) if c.verified]
-    lines += [f"- {claim_line(c)}" for c in verified[:HEADLINE_CLAIMS]]
-    if len(verified) > HEADLINE_CLAIMS:
-        more = _count(len(verified) - HEADLINE_CLAIMS, "more verified claim")
-        lines.append(f"- {link(more, here, source_path(paper.id))}")
+    if entry is None:  # the entry phrases the headline numbers; without one, list them
+        lines += [f"- {claim_line(c)}" for c in verified if c.headline][:HEADLINE_CLAIMS]
     if verified:
-        lines.append("")
+        every = _count(len(verified), "verified claim")
+        lines += [f"{link(every, here, source_path(paper.id))}, each with its quote and page.", ""]
     return lines
 
 
@@ -156,7 +155,7 @@ def _items(
             lines += conflict_evidence(ctx, here, evidence)
         related = ctx.kb.relations_to(kind, str(item.id))
         lines += bullets(
-            (_bearing(ctx, here, r.paper_id, r.detail) for r in related),
+            (_bearing(ctx, here, r) for r in related),
             "No papers bear on it yet.",
         )
         lines.append("")
@@ -196,9 +195,14 @@ def conflict_evidence(ctx: Context, here: str, found: ConflictEvidence) -> list[
     return lines
 
 
-def _bearing(ctx: Context, here: str, paper_id: str, detail: str) -> str:
-    line = ctx.dated_paper(paper_id, here)
-    return f"{line} — {text(detail)}" if detail else line
+def _bearing(ctx: Context, here: str, relation: Relation) -> str:
+    """The paper, the sentence of it that bears on the item with its page, and the model's
+    checked "how" when there is one."""
+    line = ctx.dated_paper(relation.paper_id, here)
+    if relation.evidence:
+        where = f"p. {relation.page}" if relation.page else "abstract"
+        line += f": “{text(relation.evidence)}” ({where})"
+    return f"{line} {text(relation.how)}" if relation.how else line
 
 
 def _thesis(ctx: Context, here: str, thesis: str) -> list[str]:
@@ -210,6 +214,6 @@ def _thesis(ctx: Context, here: str, thesis: str) -> list[str]:
         group = [r for r in related if stance(r.detail) == label]
         if group:
             lines += [f"**{label.capitalize()}**", ""]
-            lines += [f"- {_bearing(ctx, here, r.paper_id, r.detail)}" for r in group]
+            lines += [f"- {_bearing(ctx, here, r)}" for r in group]
             lines.append("")
     return lines

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from frontier.config import Settings
+from frontier.store.claims import CLAIM_COLUMNS, column_value
 from frontier.store.db import now, transaction
 
 
@@ -127,27 +128,6 @@ def topics_of(conn: sqlite3.Connection, paper_id: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-CLAIM_COLUMNS = (
-    "metric", "value", "value_text", "unit", "direction", "baseline", "model_name", "hardware",
-    "condition", "page", "quote", "verified", "verify_note", "model", "prompt_version",
-    "headline", "setup_page", "setup_fields", "section",
-)  # fmt: skip
-
-
-def _column(claim: Any, name: str) -> Any:
-    value = getattr(claim, name)
-    return int(value) if isinstance(value, bool) else value
-
-
-def claims_of(conn: sqlite3.Connection, paper_id: str, verified_only: bool = False) -> list[Any]:
-    """The paper's claims in the order they were stored, as rows of CLAIM_COLUMNS."""
-    where = " AND verified = 1" if verified_only else ""
-    return conn.execute(
-        f"SELECT {', '.join(CLAIM_COLUMNS)} FROM claims WHERE paper_id = ?{where} ORDER BY id",
-        (paper_id,),
-    ).fetchall()
-
-
 def save_claims(
     conn: sqlite3.Connection,
     paper_id: str,
@@ -162,7 +142,7 @@ def save_claims(
             f"INSERT INTO claims (paper_id, {', '.join(CLAIM_COLUMNS)}, run_id, at) "
             f"VALUES ({', '.join('?' * (len(CLAIM_COLUMNS) + 3))})",
             [
-                (paper_id, *(_column(c, name) for name in CLAIM_COLUMNS), run_id, now())
+                (paper_id, *(column_value(c, name) for name in CLAIM_COLUMNS), run_id, now())
                 for c in claims
             ],
         )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from frontier.config import Settings
+from frontier.store.claims import Claim, all_claims
 
 T = TypeVar("T")
 
@@ -38,25 +39,6 @@ class Triage:
 
 
 @dataclass(frozen=True)
-class Claim:
-    id: int
-    paper_id: str
-    metric: str
-    value_text: str
-    value: float | None
-    unit: str
-    direction: str
-    baseline: str
-    model_name: str
-    hardware: str
-    condition: str
-    page: int | None
-    quote: str
-    verified: bool
-    verify_note: str
-
-
-@dataclass(frozen=True)
 class Entry:
     paper_id: str
     topic: str
@@ -74,7 +56,9 @@ class Relation:
     kind: str
     target: str
     detail: str
-    evidence: str
+    evidence: str  # a sentence of the paper (or its title), verified on `page`
+    page: int | None = None  # None: the abstract or the title
+    how: str = ""  # the model's sentence, kept only when checked against the evidence
 
 
 @dataclass(frozen=True)
@@ -274,11 +258,7 @@ def load_triage(conn: sqlite3.Connection) -> list[Triage]:
 
 
 def load_claims(conn: sqlite3.Connection) -> list[Claim]:
-    rows = conn.execute(
-        "SELECT id, paper_id, metric, value_text, value, unit, direction, baseline, model_name, "
-        "hardware, condition, page, quote, verified, verify_note FROM claims ORDER BY paper_id, id"
-    )
-    return [Claim(**{**dict(r), "verified": bool(r["verified"])}) for r in rows]
+    return all_claims(conn)
 
 
 def _load_entries(conn: sqlite3.Connection) -> list[Entry]:
@@ -302,7 +282,7 @@ def _load_entries(conn: sqlite3.Connection) -> list[Entry]:
 
 def _load_relations(conn: sqlite3.Connection) -> list[Relation]:
     rows = conn.execute(
-        "SELECT paper_id, topic, kind, target, detail, evidence FROM relations "
+        "SELECT paper_id, topic, kind, target, detail, evidence, page, how FROM relations "
         "ORDER BY paper_id, topic, kind, target"
     )
     return [Relation(**dict(r)) for r in rows]

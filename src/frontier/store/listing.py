@@ -76,8 +76,10 @@ def claims_data(
 
 def _claim_record(claim: dict[str, Any], title: str) -> dict[str, Any]:
     """A claim as commands show it: `paper` and `model` instead of the column names."""
-    paper, model = claim.pop("paper_id"), claim.pop("model_name")
-    return {"id": claim.pop("id"), "paper": paper, "title": title, "model": model, **claim}
+    paper, typed_by = claim.pop("paper_id"), claim.pop("model")
+    model = claim.pop("model_name")
+    record = {"id": claim.pop("id"), "paper": paper, "title": title, "model": model, **claim}
+    return {**record, "typed_by": typed_by}
 
 
 def _related(conn: sqlite3.Connection, kind: str) -> dict[str, list[str]]:

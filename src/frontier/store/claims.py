@@ -1,0 +1,67 @@
+"""The claim row: one type for what curation stores and what the vault, the web and the
+exports read."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass
+class Claim:
+    metric: str
+    value: float | None
+    value_text: str  # as printed, with its qualifier and unit: "up to 1.23×"
+    unit: str
+    direction: str  # higher | lower | "" — from a word of the quote
+    baseline: str
+    model_name: str  # the LLM the paper measured (not ours)
+    hardware: str
+    condition: str
+    page: int | None
+    quote: str
+    verified: bool
+    verify_note: str
+    model: str  # the LLM that chose among the proposed spans, or "code"
+    prompt_version: str
+    headline: bool = False
+    setup_page: int | None = None  # where model or hardware came from when the quote names none
+    setup_fields: str = ""  # which of them: "model", "hardware" or "model,hardware"
+    section: str = ""
+    id: int = 0
+    paper_id: str = ""
+
+
+CLAIM_COLUMNS = tuple(f.name for f in fields(Claim) if f.name not in ("id", "paper_id"))
+_BOOLEAN = ("verified", "headline")
+
+
+def claim_from_row(row: sqlite3.Row) -> Claim:
+    values = dict(row)
+    for name in _BOOLEAN:
+        values[name] = bool(values[name])
+    return Claim(**values)
+
+
+def column_value(claim: Claim, name: str) -> Any:
+    value = getattr(claim, name)
+    return int(value) if isinstance(value, bool) else value
+
+
+def claims_of(conn: sqlite3.Connection, paper_id: str, verified_only: bool = False) -> list[Claim]:
+    """The paper's claims in the order they were stored."""
+    where = " AND verified = 1" if verified_only else ""
+    rows = conn.execute(
+        f"SELECT id, paper_id, {', '.join(CLAIM_COLUMNS)} FROM claims "
+        f"WHERE paper_id = ?{where} ORDER BY id",
+        (paper_id,),
+    )
+    return [claim_from_row(r) for r in rows]
+
+
+def all_claims(conn: sqlite3.Connection) -> list[Claim]:
+    rows = conn.execute(
+        f"SELECT id, paper_id, {', '.join(CLAIM_COLUMNS)} FROM claims ORDER BY paper_id, id"
+    )
+    return [claim_from_row(r) for r in rows]

@@ -8,7 +8,6 @@ import os
 import sqlite3
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -22,7 +21,7 @@ GROUPS = (intake, pipeline, kb, synth, web, llm)
 class FrontierGroup(TyperGroup):
     """The main command group; the one place a command's failure becomes its exit code."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
         except FrontierError as exc:
@@ -36,10 +35,14 @@ class FrontierGroup(TyperGroup):
                 _internal_error(exc)
             output.out_of_space(exc)
             raise typer.Exit(EXIT_FAILED) from None
-        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
-            raise
         except Exception as exc:  # the last line of defence: one clear line, details on request
+            if _from_the_parser(exc):
+                raise  # --help, a bad option, an explicit exit: the parser ends those itself
             _internal_error(exc)
+
+
+def _from_the_parser(exc: BaseException) -> bool:
+    return type(exc).__module__.split(".")[0] in ("typer", "click")
 
 
 def _out_of_space(exc: BaseException) -> bool:

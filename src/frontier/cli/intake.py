@@ -50,7 +50,7 @@ def discover(
     """Find new papers on arXiv for each topic's query and window; read them in full."""
     opts = options(ctx)
     report = intake.discover(
-        opts.workspace, topic or [], days, max_results, not metadata_only, opts.console
+        opts.workspace, topic or [], days, max_results, not metadata_only, opts.progress
     )
     done(output.show_report(opts.console, report, json_out))
 
@@ -66,7 +66,7 @@ def add(
 ) -> None:
     """Add single items: an arXiv id, a PDF (file or URL), a web page or a saved article."""
     opts = options(ctx)
-    report = intake.add(opts.workspace, items, password, opts.console)
+    report = intake.add(opts.workspace, items, password, opts.progress)
     done(output.show_report(opts.console, report, json_out))
 
 
@@ -84,7 +84,7 @@ def ingest(
 ) -> None:
     """Ingest local sources: PDFs are read in full on all cores; records are stored as metadata."""
     opts = options(ctx)
-    report = intake.ingest(opts.workspace, paths, password, fetch, opts.console)
+    report = intake.ingest(opts.workspace, paths, password, fetch, opts.progress)
     done(output.show_report(opts.console, report, json_out))
 
 

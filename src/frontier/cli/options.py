@@ -14,11 +14,13 @@ from frontier.cli import output
 
 @dataclass
 class Options:
-    """The global options of one invocation and the console its results go to."""
+    """The global options of one invocation, the console its results go to and the one its
+    progress bars go to."""
 
     workspace: Path | None = None
     use_cache: bool = True
     console: Console = field(default_factory=output.stdout_console)
+    progress: Console = field(default_factory=output.progress_console)
 
 
 def options(ctx: typer.Context) -> Options:

@@ -43,6 +43,12 @@ def stdout_console() -> Console:
     return Console(width=UNWRAPPED_WIDTH, soft_wrap=True)
 
 
+def progress_console() -> Console:
+    """Where progress bars go: the terminal; nowhere when nobody watches (a log, a pipe)."""
+    console = Console()
+    return console if console.is_terminal else Console(quiet=True)
+
+
 def stderr_console() -> Console:
     return Console(stderr=True, soft_wrap=True)
 

@@ -27,8 +27,9 @@ def demo(
     json_out: JsonOpt = False,
 ) -> None:
     """Build a demo KB from the sample shipped with frontier: ingest, curate, render (offline)."""
-    console = options(ctx).console
-    result = pipeline.demo(directory, curate, console)
+    opts = options(ctx)
+    console = opts.console
+    result = pipeline.demo(directory, curate, opts.progress)
     root = result.ws.root
     if json_out:
         output.print_json(
@@ -82,7 +83,7 @@ def update(
             said.append(line)
 
     try:
-        code = pipeline.update(opts.workspace, paths or [], opts.console, on_step)
+        code = pipeline.update(opts.workspace, paths or [], opts.progress, on_step)
     finally:
         if workspace:
             pipeline.save_log(workspace[0], output.markup_to_text(said))
@@ -93,7 +94,7 @@ def update(
 def curate(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Triage new papers into topics, extract and verify claims, relate them to the KB, write entries."""
     opts = options(ctx)
-    result = curation.curate(opts.workspace, opts.use_cache, opts.console)
+    result = curation.curate(opts.workspace, opts.use_cache, opts.progress)
     if json_out:
         output.print_json(opts.console, result)
     else:

@@ -98,10 +98,7 @@ def search(
     """Search titles, abstracts and full text (BM25 and dense, fused); best papers first."""
     opts = options(ctx)
     hits = intake.search(opts.workspace, query, limit)
-    if json_out:
-        output.print_json(opts.console, hits)
-    else:
-        output.print_hits(opts.console, hits)
+    output.print_data(opts.console, hits, json_out, output.print_hits)
 
 
 @app.command()
@@ -136,7 +133,4 @@ def status(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Counts (papers, pages, chunks, rejected files), problems and the last runs."""
     opts = options(ctx)
     data = intake.status(opts.workspace)
-    if json_out:
-        output.print_json(opts.console, data)
-    else:
-        output.print_status(opts.console, data)
+    output.print_data(opts.console, data, json_out, output.print_status)

@@ -37,10 +37,7 @@ def papers(
     """Papers with their topics, the triage reason and the stage (embedding or llm) that decided."""
     opts = options(ctx)
     data = kb.papers(opts.workspace, topic)
-    if json_out:
-        output.print_json(opts.console, data)
-    else:
-        output.print_papers(opts.console, data)
+    output.print_data(opts.console, data, json_out, output.print_papers)
 
 
 @app.command("claims")
@@ -75,10 +72,7 @@ def entities(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Tracked entities (organisations, models, hardware, methods) and their paper counts."""
     opts = options(ctx)
     rows = kb.entities(opts.workspace)
-    if json_out:
-        output.print_json(opts.console, rows)
-    else:
-        output.print_entities(opts.console, rows)
+    output.print_data(opts.console, rows, json_out, output.print_entities)
 
 
 @app.command("render")
@@ -86,10 +80,7 @@ def render(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Write the markdown vault (kb/) from the store; files change only when their content does."""
     opts = options(ctx)
     counts = kb.render(opts.workspace)
-    if json_out:
-        output.print_json(opts.console, counts)
-    else:
-        output.print_rendered(opts.console, counts)
+    output.print_data(opts.console, counts, json_out, output.print_rendered)
 
 
 @gaps_app.command("add")
@@ -106,10 +97,7 @@ def gaps_add(
 def _list_gaps(ctx: typer.Context, topic: str | None, status: str | None, json_out: bool) -> None:
     opts = options(ctx)
     rows = kb.gaps_list(opts.workspace, topic, status)
-    if json_out:
-        output.print_json(opts.console, rows)
-    else:
-        output.print_items(opts.console, "gaps", rows)
+    output.print_data(opts.console, rows, json_out, output.print_gaps)
 
 
 @gaps_app.command("list")
@@ -170,10 +158,7 @@ def conflicts_list(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Conflicts with their status and the papers that bear on them."""
     opts = options(ctx)
     rows = kb.conflicts_list(opts.workspace)
-    if json_out:
-        output.print_json(opts.console, rows)
-    else:
-        output.print_items(opts.console, "conflicts", rows)
+    output.print_data(opts.console, rows, json_out, output.print_conflicts)
 
 
 @conflicts_app.command("detect")
@@ -181,10 +166,7 @@ def conflicts_detect(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Flag verified claims that disagree in a comparable setting (curate does this too)."""
     opts = options(ctx)
     counts = curate.conflicts_detect(opts.workspace, opts.use_cache)
-    if json_out:
-        output.print_json(opts.console, counts)
-    else:
-        output.print_conflicts_found(opts.console, counts)
+    output.print_data(opts.console, counts, json_out, output.print_conflicts_found)
 
 
 @conflicts_app.command("close")

@@ -23,10 +23,7 @@ def llm_status(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Which model and endpoint are in use, and whether they answer."""
     opts = options(ctx)
     data = llm.llm_status(opts.workspace)
-    if json_out:
-        output.print_json(opts.console, data)
-    else:
-        output.print_llm_status(opts.console, data)
+    output.print_data(opts.console, data, json_out, output.print_llm_status)
     done(0 if data["answers"] else 1)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -104,6 +105,16 @@ def plain(console: Console, text: str) -> None:
 
 def print_json(console: Console, data: Any) -> None:
     console.print_json(json.dumps(data, default=str))
+
+
+def print_data(
+    console: Console, data: Any, json_out: bool, as_text: Callable[[Console, Any], None]
+) -> None:
+    """A command's result as JSON, or as text the way `as_text` prints it."""
+    if json_out:
+        print_json(console, data)
+    else:
+        as_text(console, data)
 
 
 def print_table(console: Console, columns: str, rows: list[list[str]], footer: str) -> None:
@@ -332,6 +343,14 @@ def print_items(console: Console, noun: str, rows: list[dict[str, Any]]) -> None
         for r in rows
     ]
     print_table(console, "id topic status source papers text", cells, f"{len(rows)} {noun}.")
+
+
+def print_gaps(console: Console, rows: list[dict[str, Any]]) -> None:
+    print_items(console, "gaps", rows)
+
+
+def print_conflicts(console: Console, rows: list[dict[str, Any]]) -> None:
+    print_items(console, "conflicts", rows)
 
 
 def print_added(console: Console, item: Any) -> None:

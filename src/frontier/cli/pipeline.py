@@ -95,8 +95,5 @@ def curate(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Triage new papers into topics, extract and verify claims, relate them to the KB, write entries."""
     opts = options(ctx)
     result = curation.curate(opts.workspace, opts.use_cache, opts.progress)
-    if json_out:
-        output.print_json(opts.console, result)
-    else:
-        output.print_curation(opts.console, result)
+    output.print_data(opts.console, result, json_out, output.print_curation)
     done(1 if result["failures"] else 0)

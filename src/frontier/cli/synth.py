@@ -39,15 +39,10 @@ def ask(
     """Answer from the KB with [n] citations to paper and page (hybrid retrieval)."""
     opts = options(ctx)
     try:
-        answers = synth.ask(
-            opts.workspace,
-            questions or [],
-            topic=topic,
-            preset=preset,
-            follow_up=follow_up,
-            think=think,
-            use_cache=opts.use_cache,
+        request = synth.AskRequest(
+            questions or [], topic, preset, follow_up, think, use_cache=opts.use_cache
         )
+        answers = synth.ask(opts.workspace, request)
     except LLMFailure as failure:
         output.print_failure(opts.console, failure)
         raise typer.Exit(1) from None

@@ -34,6 +34,18 @@ from frontier.synthesize.topic_query import topic_query
 from frontier.workspace import Workspace, open_workspace
 
 
+@dataclass(frozen=True)
+class AskRequest:
+    """What `ask` is asked: the questions (none with a preset), where to look, and how."""
+
+    questions: list[str]
+    topic: str | None = None
+    preset: str = ""
+    follow_up: bool = False
+    think: bool = False
+    use_cache: bool = True
+
+
 @dataclass
 class MapOutcome:
     """A written research map and what the command reports about it."""
@@ -42,33 +54,22 @@ class MapOutcome:
     report: dict[str, Any]
 
 
-def ask(
-    workspace: Path | None,
-    questions: list[str],
-    *,
-    topic: str | None,
-    preset: str,
-    follow_up: bool,
-    think: bool,
-    use_cache: bool,
-) -> list[Answer]:
+def ask(workspace: Path | None, request: AskRequest) -> list[Answer]:
     """Answer each question from the KB; the first fixes the bundle, later ones follow up on it.
     A model failure is recorded on the run and raised as LLMFailure."""
     ws = open_workspace(workspace)
-    _check_request(ws, questions, topic, preset, follow_up)
+    _check_request(ws, request)
+    failed: LLMFailure | None = None
     with (
         contextlib.closing(ws.connect()) as conn,
-        recorded_run(conn, "ask", " | ".join(questions)[:200]) as run,
+        recorded_run(conn, "ask", " | ".join(request.questions)[:200]) as run,
     ):
         try:
-            answers = asyncio.run(
-                _answer_all(ws, conn, run, questions, topic, preset, follow_up, think, use_cache)
-            )
+            answers = asyncio.run(_answer_all(ws, conn, run, request))
         except LLMFailure as failure:
             run.status, run.summary = "failed", {"error": str(failure)}
             failed = failure
         else:
-            failed = None
             run.summary = {
                 "questions": len(answers),
                 "supported": sum(a.supported for a in answers),
@@ -80,66 +81,52 @@ def ask(
     return answers
 
 
-def _check_request(
-    ws: Workspace,
-    questions: list[str],
-    topic: str | None,
-    preset: str,
-    follow_up: bool,
-    need_question: bool = True,
-) -> None:
+def _check_request(ws: Workspace, request: AskRequest, need_question: bool = True) -> None:
     slugs = [t.slug for t in ws.settings.topics]
-    if topic and topic not in slugs:
-        raise AskError(f"unknown topic {topic!r}; topics: {', '.join(slugs)}")
+    if request.topic and request.topic not in slugs:
+        raise AskError(f"unknown topic {request.topic!r}; topics: {', '.join(slugs)}")
     try:
-        prompt_for(preset)
+        prompt_for(request.preset)
     except ValueError as exc:
         raise AskError(str(exc)) from exc
-    if need_question and not questions and not preset:
+    if need_question and not request.questions and not request.preset:
         raise AskError("give a question, or a --preset to run over the KB")
-    if follow_up and preset:
+    if request.follow_up and request.preset:
         raise AskError("--follow-up reuses an earlier bundle; it does not combine with --preset")
 
 
 async def _answer_all(
-    ws: Workspace,
-    conn: sqlite3.Connection,
-    run: RunOutcome,
-    questions: list[str],
-    topic: str | None,
-    preset: str,
-    follow_up: bool,
-    think: bool,
-    use_cache: bool,
+    ws: Workspace, conn: sqlite3.Connection, run: RunOutcome, request: AskRequest
 ) -> list[Answer]:
-    async with LLM(ws.settings.llm, conn, run_id=run.id, command="ask", use_cache=use_cache) as llm:
-        bundle = _first_bundle(ws, conn, llm, questions, topic, preset, follow_up)
+    settings = ws.settings
+    async with LLM(
+        settings.llm, conn, run_id=run.id, command="ask", use_cache=request.use_cache
+    ) as llm:
+        bundle = _first_bundle(ws, conn, llm, request)
         answers = []
-        for question in questions or [""]:
+        for question in request.questions or [""]:
             answer = await answer_over(
-                llm, ws.settings.field.name, question, bundle, preset=preset, think=think
+                llm,
+                settings.field.name,
+                question,
+                bundle,
+                preset=request.preset,
+                think=request.think,
             )
-            save_answer(conn, answer, run.id, topic or "", preset)
+            save_answer(conn, answer, run.id, request.topic or "", request.preset)
             answers.append(answer)
         return answers
 
 
-def _first_bundle(
-    ws: Workspace,
-    conn: sqlite3.Connection,
-    llm: LLM,
-    questions: list[str],
-    topic: str | None,
-    preset: str,
-    follow_up: bool,
-) -> Bundle:
-    if follow_up:
+def _first_bundle(ws: Workspace, conn: sqlite3.Connection, llm: LLM, request: AskRequest) -> Bundle:
+    if request.follow_up:
         earlier = bundle_of_ask(conn, None)
         if earlier is None:
             raise AskError("nothing to follow up on: no earlier answer with sources")
         return earlier[1]
-    query = questions[0] if questions else topic_query(ws.settings, topic)
-    return build_bundle(conn, Retriever(conn), query, budget_for(llm), topic, preset)
+    topic = request.topic
+    query = request.questions[0] if request.questions else topic_query(ws.settings, topic)
+    return build_bundle(conn, Retriever(conn), query, budget_for(llm), topic, request.preset)
 
 
 def research_map(
@@ -154,7 +141,7 @@ def research_map(
     """Write a research map of the topic's papers to the store and `kb/maps/`; None when no
     paper matches."""
     ws = open_workspace(workspace)
-    _check_request(ws, [], topic, "", False, need_question=False)
+    _check_request(ws, AskRequest([], topic), need_question=False)
     with (
         contextlib.closing(ws.connect()) as conn,
         recorded_run(conn, "map", f"topic={topic or 'all'} since={since or ''}") as run,

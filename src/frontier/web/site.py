@@ -42,6 +42,8 @@ def _html(ctx: Context, view: views.View, here: str) -> str:
 
 
 Counts = dict[str, int]  # stored pages per paper
+# what the site writes for one page of PAGES: its files, by path inside the site
+SiteFiles = Callable[[Context, sqlite3.Connection, Counts], dict[str, str]]
 
 
 def _one(name: str, view: views.View, ctx: Context, *args: object) -> dict[str, str]:
@@ -57,17 +59,15 @@ def _search(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str,
     return _one("search", views.search_view(ctx, "", []), ctx)
 
 
-def _topic(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
-    files: dict[str, str] = {}
-    for topic in ctx.settings.topics:
-        files.update(_one("topic", views.topic_view(ctx, topic.slug), ctx, topic.slug))
-    return files
+def _per_topic(name: str, make: Callable[[Context, str], views.View]) -> SiteFiles:
+    """The files of a page the site holds once per topic."""
 
+    def files(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+        written: dict[str, str] = {}
+        for topic in ctx.settings.topics:
+            written.update(_one(name, make(ctx, topic.slug), ctx, topic.slug))
+        return written
 
-def _frontier(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
-    files: dict[str, str] = {}
-    for topic in ctx.settings.topics:
-        files.update(_one("frontier", views.frontier_view(ctx, topic.slug), ctx, topic.slug))
     return files
 
 
@@ -142,11 +142,11 @@ def _static(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str,
 
 
 # what the site writes for each page of PAGES it holds
-_SITE_FILES: dict[str, Callable[[Context, sqlite3.Connection, Counts], dict[str, str]]] = {
+_SITE_FILES: dict[str, SiteFiles] = {
     "topics": _topics,
     "search": _search,
-    "topic": _topic,
-    "frontier": _frontier,
+    "topic": _per_topic("topic", views.topic_view),
+    "frontier": _per_topic("frontier", views.frontier_view),
     "entity": _entity,
     "maps": _maps,
     "map": _map,

@@ -16,6 +16,7 @@ app = typer.Typer()
 
 @app.command()
 def init(
+    ctx: typer.Context,
     directory: Annotated[Path, typer.Argument(help="Folder to create the workspace in.")] = Path(
         "."
     ),
@@ -25,7 +26,7 @@ def init(
 ) -> None:
     """Create a workspace: a commented frontier.toml and an empty KB."""
     ws = intake.init(directory, force)
-    output.stdout_console().print(
+    options(ctx).console.print(
         f"Created workspace {ws.root}\n  config: {ws.config_path}\n  database: {ws.db_path}"
     )
 

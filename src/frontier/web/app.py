@@ -85,6 +85,7 @@ class WebApp:
         self.ws = ws
         self.assets = _static_assets()
         self.asking = AskPage(self.state)
+        # every handler reads and renders through the state the ask page shares
         self.reading = self.state.reading
         self.page = self.state.page
 

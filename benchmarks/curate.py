@@ -24,7 +24,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from frontier.commands_curate import curate_workspace
+from frontier.commands.curate import curate_workspace
 from frontier.curate.scope import scope_lines
 from frontier.curate.steps import Context, triage_step
 from frontier.curate.vectors import embed_texts, ensure_paper_vectors

@@ -226,8 +226,8 @@ def measure_curate_steps(root: Path) -> dict[str, float]:
 
     from rich.console import Console
 
-    from frontier.commands import recorded_run
     from frontier.curate.run import curate
+    from frontier.store.runs import recorded_run
     from frontier.workspace import open_workspace
 
     ws = open_workspace(root)

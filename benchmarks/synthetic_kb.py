@@ -30,7 +30,7 @@ from frontier.config import Settings
 from frontier.curate.counted import counted_relations
 from frontier.curate.entries_step import entity_names, entry_key, relations_for_entry
 from frontier.curate.entries_step import verified_claims as stored_verified_claims
-from frontier.curate.entry import headline, why_it_matters
+from frontier.curate.entry import headline_numbers, why_it_matters
 from frontier.curate.relations import entity_relations
 from frontier.curate.run import vectors_quick_key
 from frontier.curate.scope import scope_lines
@@ -341,11 +341,14 @@ def _write_entries(
         claims = stored_verified_claims(conn, plan.id)
         relations = relations_for_entry(conn, plan.id, plan.topic)
         what = words.sentence_text(30 + plan.authors[0] % 30, plan.cluster)
-        text = " ".join(p for p in (what, headline(claims), why_it_matters(relations, names)) if p)
+        text = " ".join(
+            p for p in (what, headline_numbers(claims), why_it_matters(relations, names)) if p
+        )
         key = entry_key(tag, paper, plan.topic, claims, relations, names)
         conn.execute(
-            "INSERT INTO entries VALUES (?, ?, ?, 'SmolLM2-135M-Instruct', ?, ?, ?, ?)",
-            (plan.id, plan.topic, text, tag, run_id, key, stamp),
+            "INSERT INTO entries (paper_id, topic, text, model, prompt_version, run_id, "
+            "input_hash, at, what) VALUES (?, ?, ?, 'SmolLM2-135M-Instruct', ?, ?, ?, ?, ?)",
+            (plan.id, plan.topic, text, tag, run_id, key, stamp, what),
         )
     conn.execute("COMMIT")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from fake_openai import FakeOpenAI, Reply
 from helpers import db, run_cli
 
-from frontier.commands_curate import flag_conflicts
+from frontier.commands.curate import flag_conflicts
 from frontier.store.runs import start_run
 from frontier.workspace import open_workspace
 

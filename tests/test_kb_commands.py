@@ -6,35 +6,18 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import pytest
 import typer
 from helpers import run_cli
-from rich.console import Console
 from test_vault import HOSTILE_ID, UNVERIFIED_QUOTE, VLLM_QUOTE, copy_workspace, seed_kb
 from typer.testing import CliRunner
 
-from frontier import cli, cli_kb
+from frontier.cli import app as APP
 from frontier.store.db import connect, transaction
 
-WIRED = any(c.name == "papers" for c in cli.app.registered_commands)
-
-
-def _kb_app() -> typer.Typer:
-    """An app with `-w` and the KB commands, registered the way cli.py registers them."""
-    app = typer.Typer(add_completion=False)
-    state: dict[str, Path | None] = {"workspace": None}
-
-    @app.callback()
-    def main(workspace: Annotated[Path | None, typer.Option("-w")] = None) -> None:
-        state["workspace"] = workspace
-
-    cli_kb.register(app, lambda: state["workspace"], Console(color_system=None, width=200))
-    return app
-
-
-APP = _kb_app()
+WIRED = "papers" in typer.main.get_command(APP).commands  # type: ignore[attr-defined]
 
 
 class Kb:

@@ -29,10 +29,11 @@ from web_kb import (
     serving,
 )
 
+from frontier.store.browse import read_only
 from frontier.web import views
 from frontier.web.app import create_app
 from frontier.web.links import Links
-from frontier.web.reads import KBCache, read_only
+from frontier.web.server_state import KBCache
 from frontier.web.templating import render
 from frontier.workspace import open_workspace
 

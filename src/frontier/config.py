@@ -15,6 +15,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from frontier.errors import ConfigError as ConfigError  # re-exported for callers of this module
+
 CONFIG_NAME = "frontier.toml"
 _ROUTE_RE = re.compile(r"\s*(?:→|->)\s*([a-z0-9][a-z0-9-]*)\s*$")
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -26,10 +28,6 @@ def _check_slug(value: str) -> str:
     return value
 
 
-class ConfigError(Exception):
-    """A config file that cannot be used; the message names the file and the key."""
-
-
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -37,8 +35,8 @@ class _Section(BaseModel):
 class ScopeLine(BaseModel):
     """One out-of-scope line; `route_to` names the sibling topic that owns it, if any."""
 
-    text: str
-    route_to: str | None = None
+    text: str = Field(description="What is out of scope")
+    route_to: str | None = Field(default=None, description="The sibling topic that owns it, if any")
 
     @classmethod
     def parse(cls, line: str) -> ScopeLine:
@@ -50,14 +48,16 @@ class ScopeLine(BaseModel):
 
 class Topic(_Section):
     slug: str = Field(description="Short id used in file names and commands")
-    title: str
+    title: str = Field(description="Human-readable topic name")
     summary: str = Field(description="One line: what the topic is about")
-    in_scope: list[str] = Field(default_factory=list)
+    in_scope: list[str] = Field(default_factory=list, description="Lines: what belongs here")
     out_of_scope: list[str] = Field(
         default_factory=list, description="Lines; 'text -> sibling-slug' routes to a sibling topic"
     )
     arxiv_query: str = Field(default="", description='arXiv search terms, e.g. ti:"KV cache"')
-    arxiv_categories: list[str] = Field(default_factory=list)
+    arxiv_categories: list[str] = Field(
+        default_factory=list, description="arXiv categories the query is limited to, e.g. cs.LG"
+    )
     window_days: int = Field(default=30, ge=1, description="Discovery window in days")
     gaps: list[str] = Field(default_factory=list, description="Open questions this topic tracks")
     theses: list[str] = Field(default_factory=list, description="Claims about the field it tests")
@@ -71,9 +71,11 @@ class Topic(_Section):
 class Entity(_Section):
     """Something the KB tracks across papers: an organisation, model, hardware or method."""
 
-    slug: str
-    name: str
-    kind: Literal["organisation", "model", "hardware", "method"]
+    slug: str = Field(description="Short id used in file names and links")
+    name: str = Field(description="Name as shown in the KB")
+    kind: Literal["organisation", "model", "hardware", "method"] = Field(
+        description="What kind of thing it is"
+    )
     aliases: list[str] = Field(default_factory=list, description="Other spellings matched in text")
 
     _slug_shape = field_validator("slug")(_check_slug)
@@ -92,12 +94,22 @@ class CurateSettings(_Section):
     gap_similarity: float = Field(
         default=0.50, ge=-1, le=1, description="Similarity that makes a paper a candidate for a gap"
     )
-    max_claims_per_paper: int = Field(default=8, ge=0, le=50)
+    max_claims_per_paper: int = Field(
+        default=4,
+        ge=0,
+        le=50,
+        description="Claims a paper for which the LLM chooses among code's spans "
+        "(code types every claim; this caps model calls only)",
+    )
 
 
-class Field_(_Section):
-    name: str = "Efficient LLM inference and serving"
-    description: str = ""
+class FieldSettings(_Section):
+    """The research field the KB covers (`[field]`)."""
+
+    name: str = Field(
+        default="Efficient LLM inference and serving", description="The field, as prompts name it"
+    )
+    description: str = Field(default="", description="A few words on what the field covers")
 
 
 class ArxivSettings(_Section):
@@ -108,17 +120,19 @@ class ArxivSettings(_Section):
         default="https://arxiv.org/pdf/{id}", description="Where a PDF is fetched for an arXiv id"
     )
     delay_seconds: float = Field(default=3.0, ge=0, description="Politeness delay between calls")
-    num_retries: int = Field(default=3, ge=0)
-    page_size: int = Field(default=100, ge=1, le=2000)
+    num_retries: int = Field(default=3, ge=0, description="Retries of a failed API call")
+    page_size: int = Field(default=100, ge=1, le=2000, description="Results per API page")
     max_results: int = Field(default=200, ge=1, description="Cap per topic and run")
 
 
 class IngestSettings(_Section):
     workers: int = Field(default=0, ge=0, description="Extraction processes; 0 = one per core")
-    max_pdf_mb: float = Field(default=60.0, gt=0)
-    download_timeout: float = Field(default=60.0, gt=0)
-    download_retries: int = Field(default=3, ge=0)
-    chunk_tokens: int = Field(default=400, ge=50, le=2000)
+    max_pdf_mb: float = Field(default=60.0, gt=0, description="Larger downloads are refused")
+    download_timeout: float = Field(default=60.0, gt=0, description="Seconds per download")
+    download_retries: int = Field(default=3, ge=0, description="Retries of a failed download")
+    chunk_tokens: int = Field(
+        default=400, ge=50, le=2000, description="Approximate size of a search chunk in tokens"
+    )
     watch: list[str] = Field(
         default_factory=list, description="Local folders and files `update` ingests"
     )
@@ -146,14 +160,22 @@ class LLMSettings(_Section):
     )
     backend: Backend = Field(default="auto", description="Server kind; auto = guess from the URL")
     model: str = Field(default="", description="Model name; empty = what the server serves")
-    api_key_env: str = Field(default="OPENAI_API_KEY")
-    max_in_flight: int = Field(default=4, ge=1)
-    timeout: float = Field(default=120.0, gt=0)
+    api_key_env: str = Field(
+        default="OPENAI_API_KEY", description="Environment variable that holds the API key"
+    )
+    max_in_flight: int = Field(default=4, ge=1, description="Concurrent requests per endpoint")
+    timeout: float = Field(default=120.0, gt=0, description="Seconds to wait for one reply")
     max_retries: int = Field(default=4, ge=0, description="Retries on 429, 5xx, timeouts")
-    context_size: int = Field(default=8192, ge=512)
-    max_output_tokens: int = Field(default=1024, ge=16)
-    price_prompt_per_m: float = Field(default=0.0, ge=0)
-    price_completion_per_m: float = Field(default=0.0, ge=0)
+    context_size: int = Field(
+        default=8192, ge=512, description="The model's context window in tokens"
+    )
+    max_output_tokens: int = Field(default=1024, ge=16, description="Cap on a reply's tokens")
+    price_prompt_per_m: float = Field(
+        default=0.0, ge=0, description="Price per million prompt tokens, for `usage`"
+    )
+    price_completion_per_m: float = Field(
+        default=0.0, ge=0, description="Price per million completion tokens, for `usage`"
+    )
     gguf: str = Field(default="", description="Local GGUF for the embedded server; empty = SmolLM2")
     embedded_threads: int = Field(default=0, ge=0, description="0 = all cores")
     thinking: dict[str, ModelThinking] = Field(
@@ -168,13 +190,19 @@ class Settings(BaseSettings):
         env_prefix="FRONTIER_", env_nested_delimiter="__", extra="forbid"
     )
 
-    field: Field_ = Field(default_factory=Field_)
-    topics: list[Topic] = Field(default_factory=list)
-    arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
-    ingest: IngestSettings = Field(default_factory=IngestSettings)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
-    curate: CurateSettings = Field(default_factory=CurateSettings)
-    entities: list[Entity] = Field(default_factory=list)
+    field: FieldSettings = Field(default_factory=FieldSettings, description="The research field")
+    topics: list[Topic] = Field(default_factory=list, description="The topics the KB tracks")
+    arxiv: ArxivSettings = Field(default_factory=ArxivSettings, description="arXiv API access")
+    ingest: IngestSettings = Field(
+        default_factory=IngestSettings, description="Reading and downloading sources"
+    )
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="The language model")
+    curate: CurateSettings = Field(
+        default_factory=CurateSettings, description="Triage thresholds and claim limits"
+    )
+    entities: list[Entity] = Field(
+        default_factory=list, description="Organisations, models, hardware and methods tracked"
+    )
 
     @model_validator(mode="after")
     def _routes_point_at_siblings(self) -> Settings:

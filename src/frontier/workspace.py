@@ -7,14 +7,12 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from frontier.config import CONFIG_NAME, ConfigError, Settings, load_settings
+from frontier.config import CONFIG_NAME, Settings, load_settings
+from frontier.errors import ConfigError
+from frontier.errors import WorkspaceError as WorkspaceError  # re-exported for callers
 from frontier.store.db import connect
 
 STATE_DIR = ".frontier"
-
-
-class WorkspaceError(Exception):
-    """No usable workspace; the message says where we looked."""
 
 
 @dataclass

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
+import arxiv
+import requests
+
 from frontier.config import Topic
 from frontier.intake.expand import Plan
 from frontier.intake.report import Entry
@@ -30,12 +33,18 @@ def plan_discovery(
     max_results: int | None = None,
     today: dt.date | None = None,
 ) -> Plan:
-    """Records from arXiv for every topic; a topic whose query fails is reported, the rest go on."""
+    """Records from arXiv for every topic; a topic whose query fails is reported, the rest go on.
+    Once arXiv cannot be reached, the remaining topics are reported as skipped, not retried."""
     plan = Plan()
     seen: set[str] = set()
     limit = max_results or ws.settings.arxiv.max_results
+    unreachable = ""
     for topic in topics:
         if not topic.arxiv_query and not topic.arxiv_categories:
+            continue
+        if unreachable:
+            skipped = f"skipped: arXiv was unreachable for {unreachable} in this run"
+            plan.problems.append(Entry(f"topic {topic.slug}", "failed", skipped, code="arxiv"))
             continue
         query = topic_query(topic, today or dt.date.today(), days, limit)
         try:
@@ -47,4 +56,11 @@ def plan_discovery(
                 plan.records.append((record.arxiv_id or record.source_ref, record))
         except ArxivError as exc:
             plan.problems.append(Entry(f"topic {topic.slug}", "failed", str(exc), code="arxiv"))
+            if _unreachable(exc):
+                unreachable = f"topic {topic.slug}"
     return plan
+
+
+def _unreachable(exc: ArxivError) -> bool:
+    """The API itself failed (network, server errors after the retries), not this query."""
+    return isinstance(exc.__cause__, requests.RequestException | arxiv.HTTPError)

@@ -86,7 +86,14 @@ class LLM:
         self._model = settings.model or (self.embedded.model_name if self.embedded else "")
         self._model_lock = asyncio.Lock()
 
+    async def __aenter__(self) -> LLM:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
     async def aclose(self) -> None:
+        """Close the HTTP clients; `async with LLM(...) as llm:` does this on the way out."""
         for client in self._clients.values():
             await client.close()
         self._clients.clear()

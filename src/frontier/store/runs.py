@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from frontier.store.db import now, transaction
@@ -57,3 +60,27 @@ def recent_runs(conn: sqlite3.Connection, limit: int = 5) -> list[dict[str, Any]
         (limit,),
     )
     return [{**dict(row), "summary": json.loads(row["summary"])} for row in rows]
+
+
+@dataclass
+class RunOutcome:
+    """What a recorded run ends with; the command sets it before the run closes."""
+
+    id: int
+    status: str = "ok"
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def recorded_run(conn: sqlite3.Connection, command: str, args: str = "") -> Iterator[RunOutcome]:
+    """Record a command as a run; interrupted or crashed runs are closed as such."""
+    outcome = RunOutcome(start_run(conn, command, args))
+    try:
+        yield outcome
+    except KeyboardInterrupt:
+        finish_run(conn, outcome.id, "interrupted", outcome.summary)
+        raise
+    except BaseException:
+        finish_run(conn, outcome.id, "failed", outcome.summary)
+        raise
+    finish_run(conn, outcome.id, outcome.status, outcome.summary)

@@ -3,33 +3,30 @@
 from __future__ import annotations
 
 import contextlib
-import io
 import re
 import secrets
-import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from urllib.parse import parse_qs
 
-from rich.console import Console
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from frontier import commands_kb
-from frontier.render.common import Context
+from frontier.store.browse import map_rows, page_count, page_counts, read_only
 from frontier.store.queries import page_text
+from frontier.store.status import StatusError, gap_topic, move_gap
 from frontier.synthesize.retrieve import search_papers
-from frontier.web import synthesis, views
+from frontier.web import synthesis_views, views
 from frontier.web.asking import AskPage
 from frontier.web.links import STATIC_FILES, Links
-from frontier.web.reads import KBCache, SharedEmbedder, page_count, read_only, usage_rows
-from frontier.web.templating import render
+from frontier.web.pages import PAGES
+from frontier.web.server_state import ServerState, usage_rows
 from frontier.workspace import Workspace
 
 SEARCH_LIMIT = 20
@@ -84,24 +81,16 @@ class WebApp:
     """Request handlers over one workspace; each request reads through its own connection."""
 
     def __init__(self, ws: Workspace, allow_edits: bool) -> None:
+        self.state = ServerState(ws, allow_edits)
         self.ws = ws
-        self.allow_edits = allow_edits
-        self.csrf = secrets.token_urlsafe(24)
-        self.cache = KBCache(ws)
-        self.embedder = SharedEmbedder()
         self.assets = _static_assets()
+        self.asking = AskPage(self.state)
+        # every handler reads and renders through the state the ask page shares
+        self.reading = self.state.reading
+        self.page = self.state.page
 
-    @contextlib.contextmanager
-    def reading(self) -> Iterator[tuple[sqlite3.Connection, Context]]:
-        conn = read_only(self.ws.db_path)
-        try:
-            yield conn, self.cache.context(conn)
-        finally:
-            conn.close()
-
-    def page(self, view: views.View, ctx: Context | None, status: int = 200) -> HTMLResponse:
-        html = render(view, ctx, Links(), allow_edits=self.allow_edits, csrf=self.csrf)
-        return HTMLResponse(html, status_code=status)
+    async def ask(self, request: Request) -> Response:
+        return await self.asking.ask(request)
 
     def topics(self, request: Request) -> Response:
         with self.reading() as (_conn, ctx):
@@ -143,7 +132,7 @@ class WebApp:
         params = request.query_params
         filters = {k: params.get(k, "").strip() for k in ("metric", "model", "hardware")}
         with self.reading() as (conn, ctx):
-            counts = dict(conn.execute("SELECT id, n_pages FROM papers WHERE n_pages > 0"))
+            counts = page_counts(conn)
             sort = params.get("sort", "newest")
             view = views.claims_view(ctx, counts, filters, sort, CLAIMS_SHOWN)
             return self.page(view, ctx)
@@ -151,17 +140,19 @@ class WebApp:
     def search(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
         with self.reading() as (conn, ctx):
-            hits = search_papers(conn, query, SEARCH_LIMIT, self.embedder.get()) if query else []
+            hits = (
+                search_papers(conn, query, SEARCH_LIMIT, self.state.embedder.get()) if query else []
+            )
             return self.page(views.search_view(ctx, query, hits), ctx)
 
     def maps(self, request: Request) -> Response:
         with self.reading() as (conn, ctx):
-            return self.page(synthesis.maps_view(ctx, synthesis.map_rows(conn)), ctx)
+            return self.page(synthesis_views.maps_view(ctx, map_rows(conn)), ctx)
 
     def one_map(self, request: Request) -> Response:
         with self.reading() as (conn, ctx):
-            row = synthesis.map_row(conn, request.path_params["map_id"])
-            return self.page(synthesis.map_view(ctx, row), ctx)
+            row = synthesis_views.stored_map(conn, request.path_params["map_id"])
+            return self.page(synthesis_views.map_view(ctx, row), ctx)
 
     def usage(self, request: Request) -> Response:
         with self.reading() as (conn, ctx):
@@ -176,43 +167,29 @@ class WebApp:
 
     async def gap_action(self, request: Request) -> Response:
         """Accept or reject a proposed gap: POST only, with --allow-edits and this page's token."""
-        if not self.allow_edits:
+        if not self.state.allow_edits:
             raise HTTPException(403, "Editing is off: start `frontier serve --allow-edits`.")
         form = parse_qs((await request.body()).decode("utf-8", "replace"))
-        if not secrets.compare_digest(form.get("csrf", [""])[0], self.csrf):
+        if not secrets.compare_digest(form.get("csrf", [""])[0], self.state.csrf):
             raise HTTPException(403, "The form is stale: reload the page and try again.")
         gap_id, action = request.path_params["gap_id"], request.path_params["action"]
-        moves: dict[str, Callable[..., int]] = {
-            "accept": commands_kb.gaps_accept,
-            "reject": commands_kb.gaps_reject,
-        }
-        if action not in moves:
+        if action not in ("accept", "reject"):
             raise views.NotFound(f"No action '{action}' on gaps.")
         try:
-            moves[action](self.ws.root, gap_id, Console(file=io.StringIO()))
-        except commands_kb.KBError as exc:
+            with contextlib.closing(self.ws.connect()) as conn:
+                move_gap(conn, gap_id, action)
+        except StatusError as exc:
             raise HTTPException(409, str(exc)) from None
-        topic = self._gap_topic(gap_id)
+        with contextlib.closing(read_only(self.ws.db_path)) as conn:
+            topic = gap_topic(conn, gap_id)
         return RedirectResponse(Links().url("frontier", topic), status_code=303)
 
-    def _gap_topic(self, gap_id: int) -> str:
-        with contextlib.closing(read_only(self.ws.db_path)) as conn:
-            return str(conn.execute("SELECT topic FROM gaps WHERE id = ?", (gap_id,)).fetchone()[0])
-
     def routes(self) -> list[BaseRoute]:
+        """A route for every page of PAGES that has one, answered by the view it names."""
         return [
-            Route("/", self.topics),
-            Route("/topic/{slug}", self.topic),
-            Route("/topic/{slug}/frontier", self.frontier),
-            Route("/paper/{rest:path}", self.paper),
-            Route("/entity/{slug}", self.entity),
-            Route("/claims", self.claims),
-            Route("/search", self.search),
-            Route("/maps", self.maps),
-            Route("/maps/{map_id:int}", self.one_map),
-            Route("/usage", self.usage),
-            Route("/static/{name}", self.static),
-            Route("/gap/{gap_id:int}/{action}", self.gap_action, methods=["POST"]),
+            Route(page.route, getattr(self, page.view), methods=list(page.methods))
+            for page in PAGES
+            if page.route and page.view
         ]
 
     def error(self, request: Request, exc: Exception) -> Response:
@@ -237,7 +214,7 @@ def create_app(
     web = WebApp(ws, allow_edits)
     hosts = ["*"] if public else LOOPBACK_HOSTS
     return Starlette(
-        routes=[*extra_routes, *AskPage(web).routes(), *web.routes()],
+        routes=[*extra_routes, *web.routes()],
         middleware=[
             Middleware(SecurityHeaders),
             Middleware(TrustedHostMiddleware, allowed_hosts=hosts),

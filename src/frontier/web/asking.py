@@ -8,7 +8,6 @@ import contextlib
 import secrets
 import sqlite3
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from markupsafe import escape
@@ -16,12 +15,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
-from starlette.routing import BaseRoute, Route
 
-from frontier.commands import RunOutcome, recorded_run
-from frontier.commands_synth import topic_query
 from frontier.llm.client import LLM
 from frontier.llm.records import LLMFailure
+from frontier.store.browse import read_only
+from frontier.store.runs import RunOutcome, recorded_run
 from frontier.synthesize.ask import (
     PRESETS,
     Answer,
@@ -32,13 +30,11 @@ from frontier.synthesize.ask import (
 )
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.retrieve import Retriever
+from frontier.synthesize.topic_query import topic_query
 from frontier.web.links import Links
-from frontier.web.reads import read_only
-from frontier.web.synthesis import answer_data, ask_view
-from frontier.web.templating import environment, render
-
-if TYPE_CHECKING:
-    from frontier.web.app import WebApp
+from frontier.web.server_state import ServerState
+from frontier.web.synthesis_views import answer_data, ask_view
+from frontier.web.templating import environment
 
 # where the streamed answer goes in the rendered page
 ANSWER_SLOT = "<!--answer-->"
@@ -47,17 +43,14 @@ ANSWER_SLOT = "<!--answer-->"
 class AskPage:
     """GET shows the form; POST (with the page's token) streams the answer."""
 
-    def __init__(self, web: WebApp) -> None:
-        self.web = web
-
-    def routes(self) -> list[BaseRoute]:
-        return [Route("/ask", self.ask, methods=["GET", "POST"])]
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
 
     async def ask(self, request: Request) -> Response:
         if request.method == "GET":
             return self._form({}, "")
         form = {k: v[0].strip() for k, v in parse_qs((await request.body()).decode()).items()}
-        if not secrets.compare_digest(form.get("csrf", ""), self.web.csrf):
+        if not secrets.compare_digest(form.get("csrf", ""), self.state.csrf):
             raise HTTPException(403, "The form is stale: reload the page and try again.")
         error = self._invalid(form)
         if error:
@@ -67,15 +60,14 @@ class AskPage:
         return StreamingResponse(_framed(head, stream, tail), media_type="text/html")
 
     def _render(self, form: dict[str, str], error: str = "", asking: bool = False) -> str:
-        with self.web.reading() as (_conn, ctx):
-            view = ask_view(ctx, form, error, asking)
-            return render(view, ctx, Links(), csrf=self.web.csrf, allow_edits=self.web.allow_edits)
+        with self.state.reading() as (_conn, ctx):
+            return self.state.html(ask_view(ctx, form, error, asking), ctx)
 
     def _form(self, form: dict[str, str], error: str, status: int = 200) -> Response:
         return HTMLResponse(self._render(form, error), status_code=status)
 
     def _invalid(self, form: dict[str, str]) -> str:
-        slugs = [t.slug for t in self.web.ws.settings.topics]
+        slugs = [t.slug for t in self.state.ws.settings.topics]
         if form.get("topic", "") not in ["", *slugs]:
             return f"No topic '{form['topic']}'."
         if form.get("preset", "") not in ["", *PRESETS]:
@@ -86,14 +78,13 @@ class AskPage:
 
     async def _answer(self, question: str, topic: str, preset: str) -> AsyncIterator[str]:
         """The draft as the model writes it, then the checked answer; stored like the CLI's."""
-        ws = self.web.ws
+        ws = self.state.ws
         with (
             contextlib.closing(ws.connect()) as conn,
             recorded_run(conn, "ask", f"web: {question or preset}"[:200]) as run,
         ):
-            llm = LLM(ws.settings.llm, conn, run_id=run.id, command="ask")
-            try:
-                query = question or topic_query(ws, topic or None)
+            async with LLM(ws.settings.llm, conn, run_id=run.id, command="ask") as llm:
+                query = question or topic_query(ws.settings, topic or None)
                 bundle = await run_in_threadpool(self._bundle, query, topic, preset, llm)
                 yield '<p class="draft" id="draft">'
                 outcome: Answer | LLMFailure | None = None
@@ -108,8 +99,6 @@ class AskPage:
                 except LLMFailure as failure:
                     outcome = failure
                 yield "</p>"
-            finally:
-                await llm.aclose()
             yield self._finish(conn, run, outcome, topic, preset)
 
     def _finish(
@@ -131,8 +120,8 @@ class AskPage:
         return self._fragment(answer_data(outcome) | {"failure": ""})
 
     def _bundle(self, query: str, topic: str, preset: str, llm: LLM) -> Bundle:
-        with contextlib.closing(read_only(self.web.ws.db_path)) as conn:
-            retriever = Retriever(conn, self.web.embedder.get())
+        with contextlib.closing(read_only(self.state.ws.db_path)) as conn:
+            retriever = Retriever(conn, self.state.embedder.get())
             return build_bundle(conn, retriever, query, budget_for(llm), topic or None, preset)
 
     def _fragment(self, data: dict[str, object]) -> str:

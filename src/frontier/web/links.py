@@ -7,26 +7,12 @@ from dataclasses import dataclass
 from urllib.parse import quote, urlencode
 
 from frontier.render.common import safe_name
+from frontier.web.pages import PAGES
 
 STATIC_FILES = ("style.css", "claims.js", "search.js")  # packaged; the site adds its index
 
 
-_PATHS = {
-    "topics": "",
-    "claims": "claims",
-    "search": "search",
-    "usage": "usage",
-    "maps": "maps",
-    "ask": "ask",
-    "map": "maps/{0}",
-    "topic": "topic/{0}",
-    "frontier": "topic/{0}/frontier",
-    "paper": "paper/{0}",
-    "page": "paper/{0}/page/{1}",
-    "entity": "entity/{0}",
-    "static": "static/{0}",
-    "gap_action": "gap/{0}/{1}",
-}
+_PATHS = {page.name: page.path for page in PAGES}
 
 
 def page_path(name: str, *args: object) -> str:

@@ -5,17 +5,19 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
 from frontier.render.common import Context
 from frontier.render.vault import write_if_changed
+from frontier.store.browse import cited_pages, map_rows, page_counts, read_only
 from frontier.store.kb import load_kb
 from frontier.store.queries import page_text
-from frontier.web import synthesis, views
+from frontier.web import synthesis_views, views
 from frontier.web.links import STATIC_FILES, Links, site_file
-from frontier.web.reads import cited_pages, read_only, usage_rows
+from frontier.web.pages import PAGES
+from frontier.web.server_state import usage_rows
 from frontier.web.templating import render
 from frontier.workspace import Workspace
 
@@ -23,18 +25,15 @@ SEARCH_INDEX = "search-index.js"
 
 
 def site_pages(ws: Workspace) -> dict[str, str]:
-    """Every file of the site: its path inside the site and its text."""
+    """Every file of the site: its path inside the site and its text, for each page of PAGES
+    that the site holds."""
     with contextlib.closing(read_only(ws.db_path)) as conn:
         ctx = Context(load_kb(conn, ws.settings), ws.settings)
-        counts = dict(conn.execute("SELECT id, n_pages FROM papers WHERE n_pages > 0"))
-        files = {site_file(*key): _html(ctx, view, site_file(*key)) for key, view in _views(ctx)}
-        files.update(_maps(ctx, conn))
-        files.update(_page_views(ctx, conn, counts))
-        files.update(_claims_and_usage(ctx, conn, counts))
-    folder = resources.files("frontier.web").joinpath("static")
-    for name in STATIC_FILES:
-        files[site_file("static", name)] = folder.joinpath(name).read_text(encoding="utf-8")
-    files[site_file("static", SEARCH_INDEX)] = search_index(ctx)
+        counts = page_counts(conn)
+        files: dict[str, str] = {}
+        for page in PAGES:
+            if page.in_site:
+                files.update(_SITE_FILES[page.name](ctx, conn, counts))
     return files
 
 
@@ -42,41 +41,75 @@ def _html(ctx: Context, view: views.View, here: str) -> str:
     return render(view, ctx, Links(static_site=True, here=here))
 
 
-def _views(ctx: Context) -> Iterator[tuple[tuple[str, ...], views.View]]:
-    yield ("topics",), views.topics_view(ctx)
-    yield ("search",), views.search_view(ctx, "", [])
-    for topic in ctx.settings.topics:
-        yield ("topic", topic.slug), views.topic_view(ctx, topic.slug)
-        yield ("frontier", topic.slug), views.frontier_view(ctx, topic.slug)
+Counts = dict[str, int]  # stored pages per paper
+# what the site writes for one page of PAGES: its files, by path inside the site
+SiteFiles = Callable[[Context, sqlite3.Connection, Counts], dict[str, str]]
+
+
+def _one(name: str, view: views.View, ctx: Context, *args: object) -> dict[str, str]:
+    here = site_file(name, *args)
+    return {here: _html(ctx, view, here)}
+
+
+def _topics(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    return _one("topics", views.topics_view(ctx), ctx)
+
+
+def _search(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    return _one("search", views.search_view(ctx, "", []), ctx)
+
+
+def _per_topic(name: str, make: Callable[[Context, str], views.View]) -> SiteFiles:
+    """The files of a page the site holds once per topic."""
+
+    def files(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+        written: dict[str, str] = {}
+        for topic in ctx.settings.topics:
+            written.update(_one(name, make(ctx, topic.slug), ctx, topic.slug))
+        return written
+
+    return files
+
+
+def _entity(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    files: dict[str, str] = {}
     for entity in ctx.kb.entities:
-        yield ("entity", entity.slug), views.entity_view(ctx, entity.slug)
+        files.update(_one("entity", views.entity_view(ctx, entity.slug), ctx, entity.slug))
+    return files
 
 
-def _maps(ctx: Context, conn: sqlite3.Connection) -> dict[str, str]:
-    rows = synthesis.map_rows(conn)
-    files = {site_file("maps"): _html(ctx, synthesis.maps_view(ctx, rows), site_file("maps"))}
-    for row in rows:
-        here = site_file("map", row["id"])
-        files[here] = _html(ctx, synthesis.map_view(ctx, synthesis.map_row(conn, row["id"])), here)
+def _maps(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    return _one("maps", synthesis_views.maps_view(ctx, map_rows(conn)), ctx)
+
+
+def _map(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for row in map_rows(conn):
+        view = synthesis_views.map_view(ctx, synthesis_views.stored_map(conn, row["id"]))
+        files.update(_one("map", view, ctx, row["id"]))
     return files
 
 
 def _map_pages(conn: sqlite3.Connection) -> set[tuple[str, int]]:
     """(paper, page) of every page the bundle of a listed map names."""
     pages = set()
-    for row in synthesis.map_rows(conn):
-        for source in json.loads(synthesis.map_row(conn, row["id"])["bundle"]):
+    for row in map_rows(conn):
+        for source in json.loads(synthesis_views.stored_map(conn, row["id"])["bundle"]):
             pages.update((source["paper_id"], page) for page in source["pages"])
     return pages
 
 
-def _page_views(ctx: Context, conn: sqlite3.Connection, counts: dict[str, int]) -> dict[str, str]:
-    """Each paper's page, and a page view for every page a claim or a map cites (a claim's
-    quote marked)."""
-    files = {}
+def _paper(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    files: dict[str, str] = {}
     for paper_id in ctx.kb.papers:
-        here = site_file("paper", paper_id)
-        files[here] = _html(ctx, views.paper_view(ctx, paper_id, counts.get(paper_id, 0)), here)
+        view = views.paper_view(ctx, paper_id, counts.get(paper_id, 0))
+        files.update(_one("paper", view, ctx, paper_id))
+    return files
+
+
+def _page(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    """A page view for every page a claim or a map cites (a claim's quote marked)."""
+    files: dict[str, str] = {}
     for paper_id, number in sorted({*cited_pages(conn), *_map_pages(conn)}):
         claim = next((c for c in ctx.kb.claims_of(paper_id) if c.page == number), None)
         text = page_text(conn, paper_id, number)
@@ -84,22 +117,45 @@ def _page_views(ctx: Context, conn: sqlite3.Connection, counts: dict[str, int]) 
             continue  # re-ingested since the map was written, with fewer pages
         claim_id = claim.id if claim else None
         view = views.page_text_view(ctx, paper_id, number, text, counts.get(paper_id, 0), claim_id)
-        here = site_file("page", paper_id, number)
-        files[here] = _html(ctx, view, here)
+        files.update(_one("page", view, ctx, paper_id, number))
     return files
 
 
-def _claims_and_usage(
-    ctx: Context, conn: sqlite3.Connection, counts: dict[str, int]
-) -> dict[str, str]:
+def _claims(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    return _one("claims", views.claims_view(ctx, counts, {}, "newest"), ctx)
+
+
+def _usage(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
     runs, purposes, priced = usage_rows(conn, ctx.settings.llm)
-    claims = views.claims_view(ctx, counts, {}, "newest")
-    return {
-        site_file("claims"): _html(ctx, claims, site_file("claims")),
-        site_file("usage"): _html(
-            ctx, views.usage_view(runs, purposes, priced), site_file("usage")
-        ),
+    return _one("usage", views.usage_view(runs, purposes, priced), ctx)
+
+
+def _static(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    """The packaged assets, and the index the site's search reads."""
+    folder = resources.files("frontier.web").joinpath("static")
+    files = {
+        site_file("static", name): folder.joinpath(name).read_text(encoding="utf-8")
+        for name in STATIC_FILES
     }
+    files[site_file("static", SEARCH_INDEX)] = search_index(ctx)
+    return files
+
+
+# what the site writes for each page of PAGES it holds
+_SITE_FILES: dict[str, SiteFiles] = {
+    "topics": _topics,
+    "search": _search,
+    "topic": _per_topic("topic", views.topic_view),
+    "frontier": _per_topic("frontier", views.frontier_view),
+    "entity": _entity,
+    "maps": _maps,
+    "map": _map,
+    "paper": _paper,
+    "page": _page,
+    "claims": _claims,
+    "usage": _usage,
+    "static": _static,
+}
 
 
 def search_index(ctx: Context) -> str:

@@ -9,19 +9,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from frontier.render.common import Context, value_with_unit
 from frontier.web.links import Links
-from frontier.web.synthesis import link_citations
+from frontier.web.pages import BY_NAME, NAV
+from frontier.web.synthesis_views import link_citations
 from frontier.web.views import View
-
-# (label, page name)
-NAV: list[tuple[str, str]] = [
-    ("Topics", "topics"),
-    ("Claims", "claims"),
-    ("Search", "search"),
-    ("Maps", "maps"),
-    ("Ask", "ask"),
-    ("Usage", "usage"),
-]
-SERVER_ONLY = {"ask"}  # asking needs the model: the static site has no such page
 
 
 @cache
@@ -45,7 +35,7 @@ def render(view: View, ctx: Context | None, links: Links, **extra: Any) -> str:
         "url": links.url,
         "static_site": links.static_site,
         "nav": [
-            (label, name) for label, name in NAV if not links.static_site or name not in SERVER_ONLY
+            (label, name) for label, name in NAV if not links.static_site or BY_NAME[name].in_site
         ],
         "field_name": ctx.settings.field.name if ctx else "frontier",
         "topic_title": ctx.topic_title if ctx else str,

@@ -1,26 +1,27 @@
-"""What the web pages read from the store: read-only connections, the cached KB, usage rows."""
+"""What every request of one server shares: the workspace, the KB loaded once per change of the
+store, the embedding model loaded once, the form token; and how a page is read and rendered."""
 
 from __future__ import annotations
 
+import contextlib
+import secrets
 import sqlite3
 import threading
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
+
+from starlette.responses import HTMLResponse
 
 from frontier.config import LLMSettings
 from frontier.llm.embeddings import Embedder, EmbeddingError, load_embedder
 from frontier.render.common import Context
+from frontier.store.browse import cost, read_only, run_starts
 from frontier.store.kb import load_kb
 from frontier.store.llm_calls import usage_totals
+from frontier.web.links import Links
+from frontier.web.templating import render
+from frontier.web.views import View
 from frontier.workspace import Workspace
-
-
-def read_only(db_path: Path) -> sqlite3.Connection:
-    """A connection that cannot write, whatever a page asks of it."""
-    conn = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=30.0)
-    conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA query_only=ON")
-    return conn
 
 
 class KBCache:
@@ -71,43 +72,45 @@ class SharedEmbedder:
             return self._embedder
 
 
-def page_count(conn: sqlite3.Connection, paper_id: str) -> int:
-    row = conn.execute("SELECT n_pages FROM papers WHERE id = ?", (paper_id,)).fetchone()
-    return int(row[0]) if row else 0
+class ServerState:
+    """One workspace served: what its request handlers share."""
 
+    def __init__(self, ws: Workspace, allow_edits: bool) -> None:
+        self.ws = ws
+        self.allow_edits = allow_edits
+        self.csrf = secrets.token_urlsafe(24)
+        self.cache = KBCache(ws)
+        self.embedder = SharedEmbedder()
 
-def cited_pages(conn: sqlite3.Connection) -> list[tuple[str, int]]:
-    """(paper, page) of every claim whose page is stored."""
-    rows = conn.execute(
-        "SELECT DISTINCT c.paper_id, c.page FROM claims c JOIN pages p "
-        "ON p.paper_id = c.paper_id AND p.page = c.page ORDER BY 1, 2"
-    )
-    return [(r[0], r[1]) for r in rows]
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[tuple[sqlite3.Connection, Context]]:
+        """A read-only connection for one request and the KB as of now."""
+        conn = read_only(self.ws.db_path)
+        try:
+            yield conn, self.cache.context(conn)
+        finally:
+            conn.close()
 
+    def html(self, view: View, ctx: Context | None) -> str:
+        return render(view, ctx, Links(), allow_edits=self.allow_edits, csrf=self.csrf)
 
-def _cost(row: dict[str, Any], prices: LLMSettings) -> float:
-    return round(
-        (row["prompt_tokens"] or 0) / 1e6 * prices.price_prompt_per_m
-        + (row["completion_tokens"] or 0) / 1e6 * prices.price_completion_per_m,
-        6,
-    )
+    def page(self, view: View, ctx: Context | None, status: int = 200) -> HTMLResponse:
+        return HTMLResponse(self.html(view, ctx), status_code=status)
 
 
 def usage_rows(
     conn: sqlite3.Connection, prices: LLMSettings
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
     """Usage per run (with when it started and how it ended) and per purpose; priced or not."""
-    runs = {
-        r["id"]: dict(r) for r in conn.execute("SELECT id, started_at, status FROM runs").fetchall()
-    }
+    runs = run_starts(conn)
     by_run = usage_totals(conn, "run")
     for row in by_run:
         run = runs.get(row["run_id"], {})
         row["started_at"] = (run.get("started_at") or "")[:19].replace("T", " ")
         row["status"] = run.get("status", "")
-        row["cost_usd"] = _cost(row, prices)
+        row["cost_usd"] = cost(row, prices)
     by_purpose = usage_totals(conn, "purpose")
     for row in by_purpose:
-        row["cost_usd"] = _cost(row, prices)
+        row["cost_usd"] = cost(row, prices)
     priced = bool(prices.price_prompt_per_m or prices.price_completion_per_m)
     return by_run, by_purpose, priced

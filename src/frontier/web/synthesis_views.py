@@ -12,6 +12,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from frontier.render.common import Context
+from frontier.store.browse import map_row
 from frontier.synthesize.ask import PRESETS, Answer
 from frontier.web.views import NotFound, View
 
@@ -41,27 +42,9 @@ def link_citations(
     return Markup(_CITATION.sub(link, escaped))
 
 
-def map_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """The latest map of each path, newest first: id, topic, date, papers and model."""
-    rows = conn.execute(
-        "SELECT id, topic, since, at, model, bundle FROM maps "
-        "WHERE id IN (SELECT max(id) FROM maps GROUP BY path) ORDER BY at DESC, id DESC"
-    ).fetchall()
-    return [
-        {
-            "id": row["id"],
-            "topic": row["topic"],
-            "since": row["since"],
-            "date": row["at"][:10],
-            "papers": len(json.loads(row["bundle"])),
-            "model": row["model"],
-        }
-        for row in rows
-    ]
-
-
-def map_row(conn: sqlite3.Connection, map_id: int) -> sqlite3.Row:
-    row = conn.execute("SELECT * FROM maps WHERE id = ?", (map_id,)).fetchone()
+def stored_map(conn: sqlite3.Connection, map_id: int) -> sqlite3.Row:
+    """The stored map, or the page's 404."""
+    row = map_row(conn, map_id)
     if row is None:
         raise NotFound(f"No research map {map_id}.")
     return row

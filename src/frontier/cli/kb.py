@@ -1,0 +1,194 @@
+"""Declarations of the KB commands: papers, claims, entities, render, and the gaps and conflicts
+groups."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from frontier.cli import output
+from frontier.cli.options import JsonOpt, TopicArg, TopicOnlyOpt, options
+from frontier.commands import curate, kb
+from frontier.errors import OptionsError
+
+app = typer.Typer()
+gaps_app = typer.Typer(
+    help="Open questions each topic tracks: add, list, close, and review proposals.",
+    no_args_is_help=True,
+)
+conflicts_app = typer.Typer(
+    help="Disagreements between papers that a topic flags.", no_args_is_help=True
+)
+app.add_typer(gaps_app, name="gaps")
+app.add_typer(conflicts_app, name="conflicts")
+
+GapId = Annotated[int, typer.Argument(help="Gap id, as shown by `frontier gaps list`.")]
+
+
+@app.command("papers")
+def papers(
+    ctx: typer.Context,
+    topic: Annotated[
+        str | None, typer.Option("--topic", "-t", help="Only papers in this topic.")
+    ] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Papers with their topics, the triage reason and the stage (embedding or llm) that decided."""
+    opts = options(ctx)
+    data = kb.papers(opts.workspace, topic)
+    output.print_data(opts.console, data, json_out, output.print_papers)
+
+
+@app.command("claims")
+def claims(
+    ctx: typer.Context,
+    metric: Annotated[str | None, typer.Option(help="Metric contains this text.")] = None,
+    model: Annotated[str | None, typer.Option(help="Measured model contains this.")] = None,
+    hardware: Annotated[str | None, typer.Option(help="Hardware contains this text.")] = None,
+    paper: Annotated[str | None, typer.Option(help="Paper id contains this text.")] = None,
+    include_all: Annotated[
+        bool, typer.Option("--all", help="Include unverified claims (marked as such).")
+    ] = False,
+    json_out: JsonOpt = False,
+    csv_out: Annotated[bool, typer.Option("--csv", help="Print CSV with a header row.")] = False,
+) -> None:
+    """Numbers the papers claim; verified ones only unless --all. Filters ignore case."""
+    if json_out and csv_out:
+        raise OptionsError("choose one of --json and --csv")
+    opts = options(ctx)
+    filters = {"metric": metric, "model": model, "hardware": hardware, "paper": paper}
+    rows = kb.claims(opts.workspace, filters, include_all)
+    if json_out:
+        output.print_json(opts.console, rows)
+    elif csv_out:
+        output.print_claims_csv(rows)
+    else:
+        output.print_claims(opts.console, rows)
+
+
+@app.command("entities")
+def entities(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+    """Tracked entities (organisations, models, hardware, methods) and their paper counts."""
+    opts = options(ctx)
+    rows = kb.entities(opts.workspace)
+    output.print_data(opts.console, rows, json_out, output.print_entities)
+
+
+@app.command("relations")
+def relations(
+    ctx: typer.Context,
+    paper: Annotated[str | None, typer.Option(help="Paper id contains this text.")] = None,
+    kind: Annotated[
+        str | None, typer.Option(help="entity, gap, conflict, thesis, first or coverage.")
+    ] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """How papers relate to the KB, each with its evidence sentence and page, for auditing."""
+    opts = options(ctx)
+    rows = kb.relations(opts.workspace, paper, kind)
+    output.print_data(opts.console, rows, json_out, output.print_relations)
+
+
+@app.command("render")
+def render(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+    """Write the markdown vault (kb/) from the store; files change only when their content does."""
+    opts = options(ctx)
+    counts = kb.render(opts.workspace)
+    output.print_data(opts.console, counts, json_out, output.print_rendered)
+
+
+@gaps_app.command("add")
+def gaps_add(
+    ctx: typer.Context,
+    topic: TopicArg,
+    text: Annotated[str, typer.Argument(help="The open question.")],
+) -> None:
+    """Add an open gap to a topic; adding the same text again changes nothing."""
+    opts = options(ctx)
+    output.print_added(opts.console, kb.gaps_add(opts.workspace, topic, text))
+
+
+def _list_gaps(ctx: typer.Context, topic: str | None, status: str | None, json_out: bool) -> None:
+    opts = options(ctx)
+    rows = kb.gaps_list(opts.workspace, topic, status)
+    output.print_data(opts.console, rows, json_out, output.print_gaps)
+
+
+@gaps_app.command("list")
+def gaps_list(
+    ctx: typer.Context,
+    topic: TopicOnlyOpt = None,
+    status: Annotated[str | None, typer.Option(help="open, closed, proposed or rejected.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Gaps with their status and the number of papers that bear on them."""
+    _list_gaps(ctx, topic, status, json_out)
+
+
+@gaps_app.command("proposed")
+def gaps_proposed(
+    ctx: typer.Context, topic: TopicOnlyOpt = None, json_out: JsonOpt = False
+) -> None:
+    """Gaps proposed from research maps' open problems, waiting for accept or reject."""
+    _list_gaps(ctx, topic, "proposed", json_out)
+
+
+def _move_gap(ctx: typer.Context, gap_id: int, action: str) -> None:
+    opts = options(ctx)
+    output.print_moved(opts.console, "Gap", kb.gaps_move(opts.workspace, gap_id, action))
+
+
+@gaps_app.command("close")
+def gaps_close(ctx: typer.Context, gap_id: GapId) -> None:
+    """Close an open gap."""
+    _move_gap(ctx, gap_id, "close")
+
+
+@gaps_app.command("accept")
+def gaps_accept(ctx: typer.Context, gap_id: GapId) -> None:
+    """Accept a proposed gap: it becomes open and is tracked from now on."""
+    _move_gap(ctx, gap_id, "accept")
+
+
+@gaps_app.command("reject")
+def gaps_reject(ctx: typer.Context, gap_id: GapId) -> None:
+    """Reject a proposed gap."""
+    _move_gap(ctx, gap_id, "reject")
+
+
+@conflicts_app.command("add")
+def conflicts_add(
+    ctx: typer.Context,
+    topic: TopicArg,
+    text: Annotated[str, typer.Argument(help="What the papers disagree on.")],
+) -> None:
+    """Flag a conflict in a topic; adding the same text again changes nothing."""
+    opts = options(ctx)
+    output.print_added(opts.console, kb.conflicts_add(opts.workspace, topic, text))
+
+
+@conflicts_app.command("list")
+def conflicts_list(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+    """Conflicts with their status and the papers that bear on them."""
+    opts = options(ctx)
+    rows = kb.conflicts_list(opts.workspace)
+    output.print_data(opts.console, rows, json_out, output.print_conflicts)
+
+
+@conflicts_app.command("detect")
+def conflicts_detect(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+    """Flag verified claims that disagree in a comparable setting (curate does this too)."""
+    opts = options(ctx)
+    counts = curate.conflicts_detect(opts.workspace, opts.use_cache)
+    output.print_data(opts.console, counts, json_out, output.print_conflicts_found)
+
+
+@conflicts_app.command("close")
+def conflicts_close(
+    ctx: typer.Context,
+    conflict_id: Annotated[int, typer.Argument(help="Conflict id, from `conflicts list`.")],
+) -> None:
+    """Close a conflict."""
+    opts = options(ctx)
+    output.print_moved(opts.console, "Conflict", kb.conflicts_close(opts.workspace, conflict_id))

@@ -1,0 +1,96 @@
+"""Declarations of serve, site and export: the KB in a browser and in files."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from frontier.cli import output
+from frontier.cli.options import options
+from frontier.commands import web
+
+app = typer.Typer()
+
+
+class Format(StrEnum):
+    bibtex = "bibtex"
+    csv = "csv"
+    jsonl = "jsonl"
+
+
+class What(StrEnum):
+    papers = "papers"
+    claims = "claims"
+    entries = "entries"
+
+
+@app.command("serve")
+def serve(
+    ctx: typer.Context,
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = (
+        "127.0.0.1"
+    ),
+    public: Annotated[
+        bool, typer.Option("--public", help="Allow a non-loopback --host (prints a warning).")
+    ] = False,
+    allow_edits: Annotated[
+        bool,
+        typer.Option("--allow-edits", help="Allow accepting or rejecting proposed gaps."),
+    ] = False,
+) -> None:
+    """Browse the KB in a local web UI: topics, papers, claims, search, maps, ask, usage."""
+    opts = options(ctx)
+    server = web.server(opts.workspace, host, port, public, allow_edits)
+    if public:
+        output.warning(
+            f"serving on {escape(host)}: the KB is readable by anyone who can reach this address"
+            + (" and editable" if allow_edits else "")
+        )
+    mode = "edits allowed" if allow_edits else "read-only"
+    shown = f"[{host}]" if ":" in host else host
+    opts.console.print(
+        f"Serving {server.ws.root} at http://{shown}:{port}/ ({mode}); Ctrl-C stops.",
+        soft_wrap=True,
+    )
+    opts.console.file.flush()
+    web.serve(server)
+
+
+@app.command("site")
+def site(
+    ctx: typer.Context,
+    out: Annotated[Path, typer.Argument(help="Folder to write the site into.")],
+) -> None:
+    """Write the web UI's pages as a static site that opens from disk (search in the page)."""
+    opts = options(ctx)
+    counts = web.site(opts.workspace, out)
+    opts.console.print(
+        f"Wrote the site to {out.resolve()}: {counts['pages']} pages, {counts['files']} files, "
+        f"{counts['written']} changed; open {out.resolve() / 'index.html'}",
+        soft_wrap=True,
+    )
+
+
+@app.command("export")
+def export(
+    ctx: typer.Context,
+    fmt: Annotated[Format, typer.Argument(help="bibtex, csv or jsonl.")],
+    what: Annotated[
+        What, typer.Option("--what", help="papers, claims or entries (bibtex: papers).")
+    ] = What.papers,
+    output_file: Annotated[
+        Path | None, typer.Option("-o", "--output", help="File to write (default: stdout).")
+    ] = None,
+) -> None:
+    """Export papers, verified claims or entries as BibTeX, CSV or JSON lines."""
+    text = web.export(options(ctx).workspace, fmt.value, what.value)
+    if output_file is None:
+        output.write_stdout(text)
+    else:
+        output_file.write_text(text, encoding="utf-8")
+        output.note(f"Wrote {what.value} as {fmt.value} to {output_file}")

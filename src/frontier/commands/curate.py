@@ -1,0 +1,58 @@
+"""Curation: `frontier curate` and `frontier conflicts detect`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from frontier.curate.run import curate as run_curation
+from frontier.llm.client import LLM
+from frontier.store.runs import recorded_run
+from frontier.synthesize.conflicts import detect_conflicts
+from frontier.workspace import Workspace, open_workspace
+
+
+def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -> dict[str, Any]:
+    """Run curation inside a recorded run; returns counts and per-paper failures."""
+    with contextlib.closing(ws.connect()) as conn, recorded_run(conn, "curate") as run:
+        ctx = asyncio.run(run_curation(ws.settings, conn, run.id, progress, use_cache))
+        found = asyncio.run(flag_conflicts(ws, conn, run.id, use_cache))
+        ctx.counts["conflicts flagged"] = found["new"]
+        failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
+        run.status = "ok" if not failures else "with problems"
+        run.summary = {"counts": ctx.counts, "failures": failures}
+    return {"run_id": run.id, "counts": ctx.counts, "failures": failures}
+
+
+async def flag_conflicts(
+    ws: Workspace,
+    conn: sqlite3.Connection,
+    run_id: int,
+    use_cache: bool = True,
+    everything: bool = False,
+) -> dict[str, int]:
+    """Find disagreeing verified claims across papers (synthesis over the curated claims): those
+    of claims not paired before, or, with `everything`, all of them."""
+    settings = ws.settings
+    async with LLM(settings.llm, conn, run_id=run_id, command="curate", use_cache=use_cache) as llm:
+        return await detect_conflicts(
+            conn, llm, settings.field.name, run_id, settings.topics[0].slug, everything
+        )
+
+
+def conflicts_detect(workspace: Path | None, use_cache: bool) -> dict[str, int]:
+    """Compare every verified claim again; counts of pairs, new flags and unlabelled pairs."""
+    ws = open_workspace(workspace)
+    with contextlib.closing(ws.connect()) as conn, recorded_run(conn, "conflicts detect") as run:
+        counts = asyncio.run(flag_conflicts(ws, conn, run.id, use_cache, everything=True))
+        run.summary = counts
+    return counts
+
+
+def curate(workspace: Path | None, use_cache: bool, progress: Console) -> dict[str, Any]:
+    return curate_workspace(open_workspace(workspace), progress, use_cache)

@@ -1,0 +1,112 @@
+"""The whole pipeline: `frontier demo` (offline, packaged sample) and `frontier update` (daily)."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from frontier.commands.curate import curate_workspace
+from frontier.commands.intake import ingest_run, status_data
+from frontier.intake.discover import plan_discovery
+from frontier.intake.expand import expand_paths
+from frontier.intake.report import EXIT_FAILED, EXIT_OK, Report
+from frontier.render import render_vault
+from frontier.workspace import Workspace, init_workspace, open_workspace
+
+SAMPLE_CORPUS = "sample_papers.jsonl"
+# what `update` tells `on_step` after each step: (step name, its result)
+StepCallback = Callable[[str, Any], None]
+
+
+def render_workspace(ws: Workspace) -> dict[str, int]:
+    with contextlib.closing(ws.connect()) as conn:
+        return render_vault(conn, ws.settings, ws.kb_dir)
+
+
+@dataclass
+class DemoOutcome:
+    ws: Workspace
+    report: Report
+    status: dict[str, Any]
+    curation: dict[str, Any] | None
+    rendered: dict[str, int] | None
+    topic_page: Path | None
+
+    def exit_code(self) -> int:
+        return self.report.exit_code()
+
+
+def demo(directory: Path, curate: bool, progress: Console) -> DemoOutcome:
+    """Ingest the packaged sample of arXiv metadata, curate it on the embedded model, render."""
+    ws = (
+        open_workspace(directory)
+        if (directory / "frontier.toml").exists()
+        else init_workspace(directory)
+    )
+    sample = resources.files("frontier.data").joinpath(SAMPLE_CORPUS)
+    with resources.as_file(sample) as path:
+        report = ingest_run(
+            ws,
+            "demo",
+            SAMPLE_CORPUS,
+            lambda: expand_paths([path], None, ws.settings.ingest.chunk_tokens),
+            progress,
+            fetch=False,
+        )
+    curation = curate_workspace(ws, progress) if curate else None
+    rendered = render_workspace(ws) if curate else None
+    topic_page = ws.kb_dir / "topics" / f"{ws.settings.topics[0].slug}.md" if curate else None
+    return DemoOutcome(ws, report, status_data(ws), curation, rendered, topic_page)
+
+
+def update(
+    workspace: Path | None, paths: list[Path], progress: Console, on_step: StepCallback
+) -> int:
+    """discover (every topic, its window) -> ingest -> curate -> render; for a daily schedule.
+    `on_step` hears of each step as it ends: start (the workspace), discover and ingest (their
+    reports), curate (counts and failures), render (counts and the vault's folder)."""
+    ws = open_workspace(workspace)
+    on_step("start", ws)
+    found = ingest_run(
+        ws,
+        "update:discover",
+        "all topics",
+        lambda: plan_discovery(ws, ws.settings.topics),
+        progress,
+        fetch=True,
+    )
+    on_step("discover", found)
+    local = Report()
+    watch = [*paths, *(Path(p).expanduser() for p in ws.settings.ingest.watch)]
+    if watch:
+        local = ingest_run(
+            ws,
+            "update:ingest",
+            " ".join(map(str, watch)),
+            lambda: expand_paths(watch, None, ws.settings.ingest.chunk_tokens),
+            progress,
+            fetch=False,
+        )
+        on_step("ingest", local)
+    curation = curate_workspace(ws, progress)
+    on_step("curate", curation)
+    on_step("render", {**render_workspace(ws), "kb": str(ws.kb_dir)})
+    codes = [found.exit_code(), local.exit_code(), EXIT_FAILED if curation["failures"] else EXIT_OK]
+    return max(codes)
+
+
+def save_log(ws: Workspace, text: str) -> Path:
+    """Keep what `update` said in `.frontier/logs/`, one file per run."""
+    folder = ws.root / ".frontier" / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = folder / f"update-{stamp}.log"
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -110,7 +110,7 @@ def test_headlines_are_the_papers_own_main_results() -> None:
         *_claim("QuillServe raises throughput by 3× over TurboServe.", 2, "introduction"),
     ]
     marked = mark_headlines(claims, "QuillServe: Fast Serving")
-    assert [c.headline for c in marked] == [True, False, False, False]
+    assert [c.headline for c in marked] == [True, False, False, True]  # restated: one result
     assert system_names("QuillServe: Fast Serving of LLMs with PagedKV") == [
         "QuillServe",
         "PagedKV",

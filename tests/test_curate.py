@@ -4,6 +4,7 @@ carries instructions in its abstract changing nothing for the others."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -170,6 +171,40 @@ def test_relation_evidence_is_a_sentence_on_its_page(curated: Path) -> None:
         assert quote_on_page(relation["evidence"], source), relation
         if relation["how"]:
             assert support(relation["how"], f"{relation['evidence']} {paper[1]}").supported
+
+
+_QUOTED = re.compile(r": “(.+?)” \((?:p\. (\d+)|title or abstract|abstract)\)")
+
+
+def test_the_vault_shows_only_checked_text(curated: Path) -> None:
+    """Walks every rendered page: each quoted evidence is on its page, no entry is the title."""
+    assert run_cli("-w", str(curated), "render").code == 0
+    conn = db(curated)
+    papers = {r["id"]: r for r in conn.execute("SELECT id, title, abstract FROM papers")}
+    quoted = 0
+    for page in (curated / "kb").rglob("*.md"):
+        for line in page.read_text().splitlines():
+            for match in _QUOTED.finditer(line):
+                evidence, number = match.group(1).replace("\\", ""), match.group(2)
+                sources = (
+                    [
+                        conn.execute(
+                            "SELECT text FROM pages WHERE page = ? AND paper_id = ?",
+                            (int(number), p),
+                        ).fetchone()
+                        for p in papers
+                    ]
+                    if number
+                    else [(f"{p['title']} {p['abstract']}",) for p in papers.values()]
+                )
+                assert any(s and quote_on_page(evidence, s[0]) for s in sources), (page, line)
+                quoted += 1
+    assert quoted
+    topic_page = (curated / "kb" / "topics" / "serving.md").read_text()
+    for block in topic_page.split("\n### ")[1:]:
+        heading, _, body = block.partition("\n\n")
+        title = next(p["title"] for p in papers.values() if p["title"] in heading.replace("\\", ""))
+        assert not restates_title(body.split("\n")[0][: len(title) + 5], title), block
 
 
 def test_second_run_makes_no_llm_call_and_renders_identically(curated: Path) -> None:

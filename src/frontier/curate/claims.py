@@ -189,23 +189,30 @@ def system_names(title: str) -> list[str]:
     return list(dict.fromkeys(n for n in names if len(n) >= 3 and not common.fullmatch(n)))
 
 
+def _result_key(claim: Claim) -> tuple[tuple[str, ...], str]:
+    """A result by its numbers and unit: the same result restated in the abstract, the
+    introduction and the conclusion has one key."""
+    return tuple(re.findall(r"\d+(?:\.\d+)?", claim.value_text)), claim.unit
+
+
 def mark_headlines(claims: list[Claim], title: str, limit: int = 3) -> list[Claim]:
-    """The paper's 1-3 headline claims: verified, typed with a metric, ranked by where they
-    stand and what they say, one per sentence and metric."""
+    """The paper's 1-3 headline results: verified claims typed with a metric and a direction
+    or baseline, ranked by where they stand and what they say. Every restatement of a chosen
+    result is marked too; pages show each result once."""
     names = system_names(title)
     ranked = sorted(
         (c for c in claims if c.verified and c.metric and (c.direction or c.baseline)),
         key=lambda c: -headline_score(c, names),
     )
-    chosen: list[Claim] = []
-    seen: set[tuple[str, str]] = set()  # the same result restated in the introduction counts once
+    chosen: list[tuple[tuple[str, ...], str]] = []
     for claim in ranked:
-        key = (claim.value_text.split()[-1], claim.unit)
-        if key in seen or headline_score(claim, names) < HEADLINE_FLOOR:
+        key = _result_key(claim)
+        if key in chosen or headline_score(claim, names) < HEADLINE_FLOOR:
             continue
-        seen.add(key)
-        chosen.append(claim)
+        chosen.append(key)
         if len(chosen) == limit:
             break
-    picked = {id(c) for c in chosen}
-    return [replace(c, headline=id(c) in picked) for c in claims]
+    return [
+        replace(c, headline=c.verified and bool(c.metric) and _result_key(c) in chosen)
+        for c in claims
+    ]

@@ -130,8 +130,20 @@ def _setting(claim: Claim) -> str:
     return f" ({where}; {named})" if named else f" ({where})"
 
 
+def one_per_result(claims: list[Claim]) -> list[Claim]:
+    """The first statement of each headline result (a result restated later shows once)."""
+    seen: set[tuple[tuple[str, ...], str]] = set()
+    kept = []
+    for claim in claims:
+        key = (tuple(re.findall(r"\d+(?:\.\d+)?", claim.value_text)), claim.unit)
+        if key not in seen:
+            seen.add(key)
+            kept.append(claim)
+    return kept
+
+
 def headline_numbers(claims: list[Claim]) -> str:
-    headlines = [c for c in claims if c.headline and c.verified and c.metric]
+    headlines = one_per_result([c for c in claims if c.headline and c.verified and c.metric])
     if not headlines:
         return ""
     return "Headline numbers: " + "; ".join(phrase_claim(c) for c in headlines) + "."

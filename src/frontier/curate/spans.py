@@ -16,14 +16,15 @@ _QUALIFIER = (
 )
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
 _UNIT = (
-    r"(?:×|(?<=\d)[xX](?![a-z])|%|percent|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|"
+    r"(?:×|(?<=\d)[xX](?![a-z])|%|percent|times(?= (?:higher|lower|more|less|faster|slower|better|"
+    r"fewer|larger|smaller|over|than|the|as)\b|[,.;)]|$)|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|"
     r"QPS|[KMGT]B/s|[KMGT]i?B(?![a-z])|ms|µs|us(?![a-z])|s(?![a-z])|seconds?|minutes?|hours?|"
     r"-?bits?(?![a-z])|TFLOPS|GFLOPS|W(?![a-z])|J(?![a-z])|USD)"
 )
 _VALUE = re.compile(
     rf"(?:(?P<from>from)\s+(?P<fnum>{_NUM})\s?(?P<funit>{_UNIT})\s+(?:down\s+|up\s+)?to\s+)?"
     rf"(?P<qual>{_QUALIFIER}\s*)?(?P<dollar>\$)?(?P<num>{_NUM})\s?(?P<unit>{_UNIT})?"
-    rf"(?:\s*(?:[-–—−]|to)\s*(?:up to\s*)?(?P<num2>{_NUM})\s?(?P<unit2>{_UNIT})?)?"
+    rf"(?:\s*(?:[-–—−∼~]|to)\s*(?:up to\s*)?(?P<num2>{_NUM})\s?(?P<unit2>{_UNIT})?)?"
     rf"(?P<tail>\s+on average)?",
 )
 # a number inside a name (GPT-2, A100, LLaMA-2-70B, Mixtral 8×7B) or a citation is no claim
@@ -50,7 +51,8 @@ _METRIC_HEAD = (
     r"quantization error|error|area|efficiency|wall-clock time|runtime|execution time|"
     r"completion time|inference time|response time|waiting time|queuing delay|storage|"
     r"I/O|data transfers?|transfers|compression ratio|fragmentation|waste|faster|slower|"
-    r"(?:attention )?computation|inference|decoding|generation|prefill|training)(?![\w-])"
+    r"acceleration|(?:attention )?computation|inference|decoding|generation|prefill|training)s?"
+    r"(?![\w-])"
 )
 _MODIFIER = r"(?:(?:[\w-]+|P\d\d)\s+){0,3}"
 # words that may stand before a metric's head: nouns and adjectives of the field, hyphenated
@@ -87,14 +89,18 @@ _WEAK_HEAD = re.compile(
 )
 _COMPARE = re.compile(
     r"\b(?:compared (?:to|with|against)|in comparison (?:to|with)|relative to|versus|vs\.?|"
-    r"against|than|over|instead of|on top of)\s+",
+    r"against|than|over|instead of|on top of|outperform(?:s|ed|ing)?|beats?)\s+",
     re.IGNORECASE,
 )
 _LIST_INTRO = re.compile(r",?\s*(?:such as|e\.g\.,?|including|like|namely)\s+", re.IGNORECASE)
 _BASELINE_STOP = re.compile(
     r"[,;:()\[\]]|\.(?:\s|$)|\s(?:while|with|at|on|in|for|when|under|across|using|without|by|"
     r"which|that|respectively|thus|making|and achieves|and reduces|and improves|and increases|"
-    r"where|whereas|if|because|so|to|through|such as|e\.g\.,?|including|namely)\s|\s(?:and|or)\s(?-i:(?=[a-z]))",
+    r"where|whereas|if|because|so|to|through|such as|e\.g\.,?|including|namely|achieving|"
+    r"reaching|resulting|leading|yielding|showing|making|enabling|providing|delivering|"
+    r"maintaining|staying|keeping|in terms of)\s|\s(?:and|or)\s(?:is|are|was|were|can|has|have|"
+    r"achieves?|reduces?|improves?|increases?|yields?|outperforms?|provides?|enables?|shows?|"
+    r"runs?|uses?|scales?|supports?)\b",
     re.IGNORECASE,
 )
 _NOT_BASELINE = re.compile(
@@ -162,7 +168,9 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
                 _nearest_first(hardware, value, clause),
             )
         )
-    _inherit_from_parallel(proposals)
+    _inherit_from_parallel(sentence, proposals)
+    for proposal in proposals:
+        _orient(proposal)
     return proposals
 
 
@@ -176,19 +184,48 @@ def _metrics_and_baselines(
     return metrics, baselines
 
 
-def _inherit_from_parallel(proposals: list[Proposal]) -> None:
+def _inherit_from_parallel(sentence: str, proposals: list[Proposal]) -> None:
     """'speedups of up to 2.16× on summarization, 1.82× on coding': a value whose clause names
-    no metric shares the metric, direction and baseline of the value before it in that unit."""
+    no metric shares the metric, direction and baseline of the value before it in that unit;
+    '115% and 107% more requests': a value joined to the next by 'and' shares the next one's."""
+    for i, proposal in enumerate(proposals[:-1]):
+        after = proposals[i + 1]
+        joined = re.fullmatch(
+            r"\s*(?:,|and|or|,\s*and)\s*", sentence[proposal.value.end : after.value.start]
+        )
+        if not proposal.metrics and joined and after.unit == proposal.unit:
+            _share(after, proposal)
     for i, proposal in enumerate(proposals):
-        if proposal.metrics:
-            continue
         before = [p for p in proposals[:i] if p.unit == proposal.unit and p.metrics]
-        if before:
-            source = before[-1]
-            proposal.metrics = list(source.metrics)
-            proposal.baselines = proposal.baselines or list(source.baselines)
-            if not proposal.direction:
-                proposal.direction, proposal.direction_cue = source.direction, source.direction_cue
+        if before and (not proposal.metrics or not proposal.direction):
+            _share(before[-1], proposal)
+
+
+def _share(source: Proposal, proposal: Proposal) -> None:
+    proposal.metrics = proposal.metrics or list(source.metrics)
+    proposal.baselines = proposal.baselines or list(source.baselines)
+    if not proposal.direction:
+        proposal.direction, proposal.direction_cue = source.direction, source.direction_cue
+
+
+_LOWER_IS_BETTER = re.compile(
+    r"latenc|time|TTFT|TPOT|TBT|memory|footprint|overhead|cost|energy|power|error|perplexity|"
+    r"loss|SLO|delay|waste|fragmentation|transfers|traffic|I/O",
+    re.IGNORECASE,
+)
+_BETTER = re.compile(r"improv|better|speed", re.IGNORECASE)
+
+
+def _orient(proposal: Proposal) -> None:
+    """'improves P99 latency by 15×' is a 15× lower latency: a cue that says better, on a metric
+    where less is better, gives the direction lower."""
+    if (
+        proposal.direction == "higher"
+        and _BETTER.search(proposal.direction_cue)
+        and proposal.metrics
+        and _LOWER_IS_BETTER.search(proposal.metrics[0].text)
+    ):
+        proposal.direction = "lower"
 
 
 def _nearest_first(names: list[Span], value: Span, clause: Span) -> list[Span]:
@@ -350,7 +387,7 @@ _TIED_AFTER = re.compile(
     r"(?:(?:in|of|on)\s+(?:the\s+)?)?)?",
     re.IGNORECASE,
 )
-_TIED_BEFORE = re.compile(r"(?:\bby|\bof|\bis|\bto|:|\bachieves?|\byields?)\s*$")
+_TIED_BEFORE = re.compile(r"(?:\bby|\bof|\bis|\bto|:|\(|\bachieves?|\byields?)\s*$")
 
 
 def _metric_rank(sentence: str, value: Span, span: Span) -> tuple[int, int, int]:
@@ -405,7 +442,7 @@ def _names_a_baseline(text: str) -> bool:
     head = re.match(rf"{_METRIC_HEAD}\b", bare, re.IGNORECASE)
     if head and not _WEAK_HEAD.search(head.group(0)):
         return False
-    has_name = re.search(r"\b\w*[A-Z]\w*[A-Z0-9]\w*|\b[A-Z][a-z]+[A-Z]\w*", bare)
+    has_name = re.search(r"\b[A-Z]", bare)
     return bool(has_name or _BASELINE_WORD.search(bare))
 
 
@@ -422,10 +459,17 @@ def _phrase(sentence: str, start: int, limit: int = 12) -> Span | None:
     return Span(text, first, first + len(text)) if first >= 0 else None
 
 
+_APPOSITIVE = re.compile(r",\s*(?=[A-Z])")
+
+
 def _listed_after(sentence: str, span: Span) -> Span | None:
-    """'the state-of-the-art systems, such as FasterTransformer and Orca' → the names listed."""
-    intro = _LIST_INTRO.match(sentence, span.end)
-    return _phrase(sentence, intro.end()) if intro else None
+    """'the state-of-the-art systems, such as FasterTransformer and Orca' → the names listed;
+    'the fine-tuning library, PEFT, …' → the name in apposition."""
+    intro = _LIST_INTRO.match(sentence, span.end) or _APPOSITIVE.match(sentence, span.end)
+    if intro is None:
+        return None
+    named = _phrase(sentence, intro.end())
+    return named if named and re.match(r"[A-Z]", named.text) else None
 
 
 def _names(sentence: str, pattern: re.Pattern[str], aliases: list[str]) -> list[Span]:

@@ -34,6 +34,14 @@ def para(value: object) -> str:
     return _LIST_NUMBER.sub(r"\1\\\2", out, count=1)
 
 
+UNKNOWN_DATE = "date unknown"
+
+
+def shown_date(date: str | None) -> str:
+    """A paper's date as shown: the date, or that it is unknown (never a stand-in)."""
+    return date or UNKNOWN_DATE
+
+
 def link(label: str, here: str, target: str) -> str:
     """A relative markdown link from the page `here` to the page `target` (both vault paths)."""
     return f"[{text(label)}]({relative(here, target)})"
@@ -89,13 +97,21 @@ def claim_line(claim: Claim) -> str:
     return text(phrase_claim(claim))
 
 
-def highlighted_quote(claim: Claim) -> str:
-    """The quote with its value in bold, as markdown."""
+def quote_parts(claim: Claim) -> tuple[str, str, str]:
+    """The quote split around its value (before, value, after); the value is empty when the
+    quote does not hold it as printed."""
     quote, value = claim.quote, claim.value_text
     at = quote.find(value) if value else -1
     if at < 0:
-        return f"“{text(quote)}”"
-    before, after = quote[:at], quote[at + len(value) :]
+        return quote, "", ""
+    return quote[:at], value, quote[at + len(value) :]
+
+
+def highlighted_quote(claim: Claim) -> str:
+    """The quote with its value in bold, as markdown."""
+    before, value, after = quote_parts(claim)
+    if not value:
+        return f"“{text(before)}”"
     return f"“{text(before)}**{text(value)}**{text(after)}”"
 
 
@@ -140,7 +156,7 @@ class Context:
 
     def dated_paper(self, paper_id: str, here: str) -> str:
         paper = self.kb.papers[paper_id]
-        return f"{paper.date or 'undated'} · {self.paper_link(paper, here)}"
+        return f"{shown_date(paper.date)} · {self.paper_link(paper, here)}"
 
     def entity(self, slug: str) -> EntityInfo | None:
         return self.entities.get(slug)

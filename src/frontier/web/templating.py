@@ -7,7 +7,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from frontier.render.common import Context, value_with_unit
+from frontier.curate.entry import phrase_claim
+from frontier.render.common import Context, quote_parts, value_with_unit
 from frontier.web.links import Links
 from frontier.web.pages import BY_NAME, NAV
 from frontier.web.synthesis_views import link_citations
@@ -24,6 +25,8 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["value_unit"] = value_with_unit
+    env.filters["phrase"] = phrase_claim
+    env.filters["quote_parts"] = quote_parts
     env.globals["cite"] = link_citations
     return env
 

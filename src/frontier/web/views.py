@@ -64,8 +64,8 @@ def _entry_row(ctx: Context, slug: str, paper: Paper) -> dict[str, Any]:
     return {
         "paper": paper,
         "entry": ctx.kb.entry(paper.id, slug),
-        "claims": verified[:HEADLINE_CLAIMS],
-        "more": max(0, len(verified) - HEADLINE_CLAIMS),
+        "claims": [c for c in verified if c.headline][:HEADLINE_CLAIMS],
+        "verified": len(verified),
     }
 
 
@@ -93,7 +93,10 @@ def _bearing(ctx: Context, kind: str, items: list[Item]) -> list[dict[str, Any]]
 
 
 def _papers_of(ctx: Context, relations: list[Relation]) -> list[dict[str, Any]]:
-    return [{"paper": ctx.kb.papers[r.paper_id], "detail": r.detail} for r in relations]
+    return [
+        {"paper": ctx.kb.papers[r.paper_id], "evidence": r.evidence, "page": r.page, "how": r.how}
+        for r in relations
+    ]
 
 
 def _thesis(ctx: Context, thesis: str) -> dict[str, Any]:
@@ -117,7 +120,7 @@ def paper_view(ctx: Context, paper_id: str, pages: int) -> View:
         "pages": pages,
         "triage": sorted(ctx.kb.triage_of(paper_id), key=lambda t: (t.topic == "", t.topic)),
         "entries": ctx.kb.entries_of(paper_id),
-        "verified": [c for c in claims if c.verified],
+        "verified": sorted((c for c in claims if c.verified), key=lambda c: not c.headline),
         "unverified": [c for c in claims if not c.verified],
         "relations": [_relation(ctx, r) for r in _ordered(ctx.kb.relations_of(paper_id))],
     }

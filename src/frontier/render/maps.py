@@ -6,7 +6,7 @@ import json
 import sqlite3
 from typing import Any
 
-from frontier.render.common import bullets, link, para, source_path, text
+from frontier.render.common import bullets, link, para, shown_date, source_path, text
 
 
 def _cited(value: str) -> str:
@@ -94,7 +94,7 @@ def map_page(row: sqlite3.Row) -> str:
     lines += bullets(
         (
             _paper_ref(s, here)
-            + f" ({text(s['paper_id'])}, {text(s['date'] or 'undated')}"
+            + f" ({text(s['paper_id'])}, {text(shown_date(s['date']))}"
             + (f", pages {', '.join(map(str, s['pages']))}" if s["pages"] else "")
             + ")"
             for s in sources.values()

@@ -12,6 +12,7 @@ from frontier.render.common import (
     frontier_path,
     link,
     para,
+    shown_date,
     source_path,
     stance,
     text,
@@ -98,7 +99,7 @@ def _scope_out(ctx: Context, here: str, line: ScopeLine) -> str:
 
 def _entry_block(ctx: Context, here: str, slug: str, paper: Paper) -> list[str]:
     entry = ctx.kb.entry(paper.id, slug)
-    lines = [f"### {paper.date or 'undated'} · {ctx.paper_link(paper, here)}", ""]
+    lines = [f"### {shown_date(paper.date)} · {ctx.paper_link(paper, here)}", ""]
     lines += [para(entry.text) if entry else "_No entry written yet._", ""]
     verified = [c for c in ctx.kb.claims_of(paper.id) if c.verified]
     if entry is None:  # the entry phrases the headline numbers; without one, list them

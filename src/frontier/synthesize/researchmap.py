@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
 import numpy as np
@@ -16,6 +16,7 @@ from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure, Usage
+from frontier.store.retrieval import paper_dates
 from frontier.synthesize.ask import budget_for
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import check_citations, check_numbers, cited_numbers
@@ -134,14 +135,29 @@ class ResearchMap:
         }
 
 
+UNKNOWN_DATE = "date unknown"
+
+
 def chronology(bundle: Bundle) -> list[tuple[str, list[int]]]:
-    """Papers by half-year of their date, oldest first (computed, not written by the model)."""
+    """Papers by half-year of their date, oldest first (computed, not written by the model);
+    papers whose date is unknown are placed in no period, only listed last as such."""
     periods: dict[str, list[int]] = {}
+    unknown: list[int] = []
     for source in bundle.sources:
-        year, month = source.date[:4] or "undated", source.date[5:7]
-        period = f"{year} H{1 if month and int(month) <= 6 else 2}" if month else year
+        year, month = source.date[:4], source.date[5:7]
+        if not year.isdigit():
+            unknown.append(source.number)
+            continue
+        period = f"{year} H{1 if int(month) <= 6 else 2}" if month.isdigit() else year
         periods.setdefault(period, []).append(source.number)
-    return sorted(periods.items())
+    return sorted(periods.items()) + ([(UNKNOWN_DATE, unknown)] if unknown else [])
+
+
+def with_published_dates(conn: sqlite3.Connection, bundle: Bundle) -> Bundle:
+    """The bundle with each paper's publication date, empty when unknown (the papers selected
+    for a map may carry their ingest date in its place)."""
+    dates = paper_dates(conn, {source.paper_id for source in bundle.sources})
+    return Bundle([replace(s, date=dates.get(s.paper_id, "")) for s in bundle.sources])
 
 
 # room for each part's JSON; a small model that loops stops here instead of at the server limit
@@ -225,7 +241,7 @@ async def write_map(
     think: bool = False,
 ) -> ResearchMap:
     budget = budget_for(llm)
-    rmap = ResearchMap(paper_bundle(conn, papers, DIGEST_TOKENS))
+    rmap = ResearchMap(with_published_dates(conn, paper_bundle(conn, papers, DIGEST_TOKENS)))
     writer = MapWriter(llm, field_name, think)
     rmap.prompt_tag = writer.prompt.tag
     valid = rmap.bundle.numbers()

@@ -162,8 +162,10 @@ RELATIONS = [
         "serving",
         "gap",
         "1",
-        "paging cuts the memory long contexts waste",
-        "similarity 0.58",
+        "",
+        VLLM_QUOTE,
+        1,
+        "Its paging cuts the memory long contexts waste.",
     ),
     (
         "2309.06180",
@@ -227,9 +229,9 @@ def seed_kb(root: Path) -> None:
                 ENTRIES,
             )
             conn.executemany(
-                "INSERT INTO relations (paper_id, topic, kind, target, detail, evidence) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                RELATIONS,
+                "INSERT INTO relations (paper_id, topic, kind, target, detail, evidence, page, how) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*row, *([None, ""] if len(row) == 6 else [])) for row in RELATIONS],
             )
             conn.executemany(
                 "INSERT INTO gaps (id, topic, text, status, source, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -331,7 +333,7 @@ def test_topic_page_has_scope_routes_and_entries_newest_first(seeded: Path) -> N
     spec = page.index("### 2022-11-30 · [Fast Inference from Transformers")
     assert vllm < spec
     assert "(../sources/2309.06180.md)" in page and "fixed-size blocks" in page
-    assert "**throughput**: 2.0-4.0× vs FasterTransformer and Orca (p. 1)" in page
+    assert "[1 verified claim](../sources/2309.06180.md), each with its quote and page." in page
     assert "time to first token" not in page and UNVERIFIED_QUOTE not in page
     assert "Protein Folding" not in page
 
@@ -366,7 +368,7 @@ def test_entity_and_source_pages(seeded: Path) -> None:
         "- **arXiv:** [2309.06180](https://arxiv.org/abs/2309.06180)",
         "- **Categories:** cs.LG, cs.DC",
         "pages the KV cache of running requests (decided at the llm stage",
-        "| metric | value | unit | baseline | model | hardware | page | quote |",
+        "|  | metric | value | direction | baseline | model | hardware | page | quote |",
         "[vLLM](../entities/vllm.md)",
         "[Gap 1: serving long contexts without the KV cache dominating memory](../topics/serving/frontier.md)",
         "_Written by smollm2-135m, prompt entry@1._",
@@ -413,7 +415,7 @@ def test_hostile_text_cannot_break_tables_or_inject_html(seeded: Path) -> None:
     assert "<script>" not in source and "&lt;" not in source
     assert source.startswith("# \\<script\\>alert(1)\\</script\\> \\| Serving & \\[brackets\\]\n")
     rows = [line for line in source.splitlines() if line.startswith("|")]
-    assert len(rows) == 3 and {_cells(row) for row in rows} == {8}
+    assert len(rows) == 3 and {_cells(row) for row in rows} == {9}
     assert "per GPU" in rows[2] and "H100 \\| SXM" in rows[2]
     for relpath in ("topics/hardware.md", "index.md", "entities/h100.md"):
         assert "<script>" not in _read(seeded, relpath)

@@ -91,7 +91,9 @@ def test_topics_list_and_topic_entries_newest_first(client: TestClient) -> None:
     dates = re.findall(r'<span class="date">([^<]+)</span>', topic)
     assert dates == sorted(dates, reverse=True) and len(dates) > 10
     assert "fixed" not in dates
-    assert "2-4× vs FasterTransformer and Orca (OPT-13B, A100)" in text_of(topic)
+    assert "1 verified claim , each with its quote and page." in text_of(topic)
+    paper = text_of(client.get("/paper/2309.06180").text)
+    assert "★ throughput 2-4× higher FasterTransformer and Orca OPT-13B A100" in paper
     assert "time to first token" not in topic  # unverified: never shown as a fact
 
 

@@ -88,6 +88,10 @@ def _claim(metric: str, value: float, text: str, unit: str, page: int | None, qu
         "verify_note": "",
         "model": "smollm2-135m",
         "prompt_version": "claim@1",
+        "headline": False,
+        "setup_page": None,
+        "setup_fields": "",
+        "section": "",
     }
     fields.update(kw)
     return SimpleNamespace(
@@ -95,8 +99,17 @@ def _claim(metric: str, value: float, text: str, unit: str, page: int | None, qu
     )
 
 
-def _relation(kind: str, target: str, detail: str = "", evidence: str = ""):
-    return SimpleNamespace(kind=kind, target=target, detail=detail, evidence=evidence, stage="code")
+def _relation(
+    kind: str,
+    target: str,
+    detail: str = "",
+    evidence: str = "",
+    page: int | None = None,
+    how: str = "",
+):
+    return SimpleNamespace(
+        kind=kind, target=target, detail=detail, evidence=evidence, stage="code", page=page, how=how
+    )
 
 
 CLAIMS = {
@@ -111,6 +124,7 @@ CLAIMS = {
             baseline="FasterTransformer and Orca",
             model_name="OPT-13B",
             hardware="A100",
+            headline=True,
         ),
         _claim(
             "time to first token",
@@ -155,7 +169,12 @@ CLAIMS = {
 RELATIONS = {
     VLLM: [
         ("serving", _relation("entity", "vllm", "names vLLM", "title")),
-        ("serving", _relation("gap", "1", "paging cuts the memory long contexts waste")),
+        (
+            "serving",
+            _relation(
+                "gap", "1", "", VLLM_QUOTE, 1, "Its paging cuts the memory long contexts waste."
+            ),
+        ),
         ("serving", _relation("entity", "a100", "names A100", "page 1")),
     ],
     SPEC: [

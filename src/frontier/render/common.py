@@ -109,10 +109,11 @@ def quote_parts(claim: Claim) -> tuple[str, str, str]:
 
 def highlighted_quote(claim: Claim) -> str:
     """The quote with its value in bold, as markdown."""
-    before, value, after = quote_parts(claim)
-    if not value:
-        return f"“{text(before)}”"
-    return f"“{text(before)}**{text(value)}**{text(after)}”"
+    quote, value = text(claim.quote), text(claim.value_text)
+    at = quote.find(value) if value else -1
+    if at < 0:
+        return f"“{quote}”"
+    return f"“{quote[:at]}**{value}**{quote[at + len(value) :]}”"
 
 
 def stance(detail: str) -> str:

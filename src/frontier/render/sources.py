@@ -12,6 +12,7 @@ from frontier.render.common import (
     highlighted_quote,
     link,
     para,
+    shown_date,
     source_path,
     table,
     text,
@@ -69,7 +70,7 @@ def _metadata(paper: Paper) -> list[str]:
     facts = [
         ("Id", text(paper.id)),
         ("Authors", text(", ".join(paper.authors))),
-        ("Date", paper.date),
+        ("Date", shown_date(paper.date)),
         ("arXiv", _arxiv_link(paper.arxiv_id)),
         ("Link", _url(paper.url)),
         ("Categories", text(", ".join(paper.categories))),
@@ -132,7 +133,8 @@ def _claims_table(claims: list[Claim], empty: str, note: bool = False) -> list[s
         hardware = f"{c.hardware}{setup}" if "hardware" in c.setup_fields else c.hardware
         cells = ["★" if c.headline else "", metric, value_with_unit(c), c.direction]
         cells += [c.baseline, model, hardware, str(c.page) if c.page else "abstract"]
-        row = [text(cell) for cell in cells] + [highlighted_quote(c)]
+        quote = highlighted_quote(c) if c.verified else f"“{text(c.quote)}”"
+        row = [text(cell) for cell in cells] + [quote]
         if note:
             row.append(text(c.verify_note))
         rows.append(row)
@@ -149,8 +151,8 @@ def _relations(ctx: Context, here: str, paper: Paper) -> list[str]:
 
 def _relation(ctx: Context, here: str, rel: Relation) -> str:
     line = f"**{text(rel.kind.capitalize())}** {_relation_target(ctx, here, rel)}"
-    if rel.detail and rel.kind in ("thesis", "first", "coverage"):
-        line += f" — {text(rel.detail)}"  # a stance or a sentence code wrote
+    if rel.detail and rel.kind in ("entity", "thesis", "first", "coverage"):
+        line += f" — {text(rel.detail)}"  # written by code, or a thesis's stance
     if rel.evidence:
         where = f"p. {rel.page}" if rel.page else "title or abstract"
         line += f": “{text(rel.evidence)}” ({where})"

@@ -35,7 +35,7 @@ def verified_claims(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     """Verified claims with their paper's date and first topic, oldest paper first."""
     return conn.execute(
         """SELECT c.id, c.paper_id, c.metric, c.value, c.value_text, c.unit, c.page, c.quote,
-                  coalesce(p.published, substr(p.added_at, 1, 10)) AS date,
+                  coalesce(p.published, '') AS date,
                   (SELECT topic FROM triage t WHERE t.paper_id = c.paper_id AND topic != ''
                    ORDER BY topic LIMIT 1) AS topic
            FROM claims c JOIN papers p ON p.id = c.paper_id

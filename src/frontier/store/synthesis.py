@@ -19,10 +19,10 @@ def select_papers(
     elif conn.execute("SELECT 1 FROM triage LIMIT 1").fetchone():
         clauses.append("id IN (SELECT paper_id FROM triage WHERE topic != '')")
     if since:
-        clauses.append("coalesce(published, added_at) >= ?")
+        clauses.append("published >= ?")  # an unknown date is never new since anything
         params.append(since)
     rows = conn.execute(
-        f"SELECT id, title, abstract, coalesce(published, substr(added_at, 1, 10)) AS date "
+        f"SELECT id, title, abstract, published AS date "
         f"FROM papers WHERE {' AND '.join(clauses)} ORDER BY date DESC, id LIMIT ?",
         [*params, limit],
     ).fetchall()

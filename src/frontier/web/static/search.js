@@ -30,7 +30,7 @@
       link.textContent = pair[1].title;
       var meta = document.createElement("span");
       meta.className = "meta";
-      meta.textContent = " · " + (pair[1].date || "undated");
+      meta.textContent = " · " + (pair[1].date || "date unknown");
       item.appendChild(link);
       item.appendChild(meta);
       list.appendChild(item);

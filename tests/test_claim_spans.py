@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from frontier.curate.candidates import Candidate
-from frontier.curate.claims import code_claims, gate, mark_headlines, system_names
+from frontier.curate.claims import code_claims, gate, mark_headlines, system_names, with_setup
 from frontier.curate.spans import propose, setup_names
 from frontier.store.claims import Claim
 
@@ -81,7 +81,7 @@ def test_a_measurement_is_no_baseline() -> None:
 
 def _claim(sentence: str, page: int | None = 1, section: str = "abstract") -> list[Claim]:
     candidate = Candidate(page, section, sentence, (), (), 0.0)
-    return [c for c, _ in code_claims(candidate, sentence, {}, {})]
+    return [c for c, _ in code_claims(candidate, sentence, {})]
 
 
 def test_gate_empties_fields_that_are_not_in_the_quote() -> None:
@@ -97,7 +97,10 @@ def test_setup_supplies_model_and_hardware_with_its_page() -> None:
     setup = setup_names(chunks)
     assert setup == {"model": ("OPT-13B", 7), "hardware": ("NVIDIA A100", 7)}
     candidate = Candidate(1, "abstract", "It raises throughput by 2× over Orca.", (), (), 0.0)
-    claim = code_claims(candidate, candidate.sentence, {}, setup)[0][0]
+    claim = code_claims(candidate, candidate.sentence, {})[0][0]
+    assert with_setup(claim, setup).model_name == ""  # background numbers get no setup
+    claim.headline = True
+    claim = with_setup(claim, setup)
     assert (claim.model_name, claim.hardware, claim.setup_page) == ("OPT-13B", "NVIDIA A100", 7)
     assert gate(claim).model_name == "OPT-13B"  # from the setup, not the quote: kept, marked
 

@@ -17,7 +17,7 @@ from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-1"
+TYPING_VERSION = "spans-2"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -32,7 +32,6 @@ def code_claims(
     candidate: Candidate,
     page_text: str | None,
     aliases: dict[str, list[str]],
-    setup: dict[str, tuple[str, int]],
 ) -> list[tuple[Claim, Proposal]]:
     """Every measured number of the sentence as a claim typed from code's best spans."""
     typed = []
@@ -56,7 +55,7 @@ def code_claims(
             prompt_version=TYPING_VERSION,
             section=candidate.section,
         )
-        typed.append((with_setup(claim, setup), proposal))
+        typed.append((claim, proposal))
     return typed
 
 
@@ -64,8 +63,16 @@ def _first(spans: list[Span]) -> str:
     return spans[0].text if spans else ""
 
 
+_MEASURED = re.compile(r"evaluat|experiment|result|benchmark", re.IGNORECASE)
+
+
 def with_setup(claim: Claim, setup: dict[str, tuple[str, int]]) -> Claim:
-    """Model and hardware from the paper's setup section when the sentence names neither."""
+    """Model and hardware from the paper's setup section when the sentence names neither: only
+    for the paper's own results (its headline claims and the claims of its evaluation), never
+    for a number quoted from background."""
+    if not (claim.headline or _MEASURED.search(claim.section)):
+        return claim
+    claim = replace(claim)
     fields, page = [], None
     if not claim.model_name and "model" in setup:
         claim.model_name, page = setup["model"]
@@ -177,14 +184,24 @@ def headline_score(claim: Claim, names: list[str]) -> float:
     return score
 
 
-def system_names(title: str) -> list[str]:
-    """Names the paper may give its own system: the title's lead before a colon, and its
-    coined words (mixed case or capitals, like vLLM, DistServe, SpQR)."""
+_COINED = re.compile(r"\b(?=\w*[A-Z]\w*)(?=\w*[a-z]\w*[A-Z]|[A-Z]{2,})[\w-]{3,}\b")
+_INTRODUCES = re.compile(
+    r"\bwe (?:\w+ )?(?:propose|present|introduce|build|design|develop|call)\s+([^.;]{0,80})",
+    re.IGNORECASE,
+)
+
+
+def system_names(title: str, abstract: str = "") -> list[str]:
+    """Names the paper may give its own system: the title's lead before a colon, its coined
+    words (mixed case or capitals, like vLLM, DistServe, SpQR) and those of the abstract's
+    'we propose / build …' phrase."""
     names = []
     lead = title.split(":", 1)[0].strip()
     if ":" in title and len(lead.split()) <= 3:
         names.append(lead)
-    names += re.findall(r"\b(?=\w*[A-Z]\w*)(?=\w*[a-z]\w*[A-Z]|[A-Z]{2,})[\w-]{3,}\b", title)
+    names += _COINED.findall(title)
+    for phrase in _INTRODUCES.findall(abstract):
+        names += _COINED.findall(phrase)
     common = re.compile(r"(?:LLM|GPU|CPU|TPU|KV|AI|ML|NLP|API|MoE|DNN|RAG)s?", re.IGNORECASE)
     return list(dict.fromkeys(n for n in names if len(n) >= 3 and not common.fullmatch(n)))
 
@@ -195,11 +212,13 @@ def _result_key(claim: Claim) -> tuple[tuple[str, ...], str]:
     return tuple(re.findall(r"\d+(?:\.\d+)?", claim.value_text)), claim.unit
 
 
-def mark_headlines(claims: list[Claim], title: str, limit: int = 3) -> list[Claim]:
+def mark_headlines(
+    claims: list[Claim], title: str, abstract: str = "", limit: int = 3
+) -> list[Claim]:
     """The paper's 1-3 headline results: verified claims typed with a metric and a direction
     or baseline, ranked by where they stand and what they say. Every restatement of a chosen
     result is marked too; pages show each result once."""
-    names = system_names(title)
+    names = system_names(title, abstract)
     ranked = sorted(
         (c for c in claims if c.verified and c.metric and (c.direction or c.baseline)),
         key=lambda c: -headline_score(c, names),

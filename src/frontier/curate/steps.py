@@ -22,6 +22,7 @@ from frontier.curate.claims import (
     mark_headlines,
     needs_choice,
     system_names,
+    with_setup,
 )
 from frontier.curate.relations import (
     Evidence,
@@ -265,11 +266,10 @@ def _type_paper(
     """Every number sentence of the paper, typed by code."""
     aliases = entity_aliases(ctx.settings)
     pages = dict(store.pages_of(ctx.conn, paper["id"]))
-    setup = setup_names(chunks, aliases)
     typed = []
     for candidate in find_candidates(chunks):
         text = pages.get(candidate.page) if candidate.page else paper["abstract"]
-        typed += code_claims(candidate, text, aliases, setup)
+        typed += code_claims(candidate, text, aliases)
     return typed
 
 
@@ -278,7 +278,7 @@ def _choice_jobs(todo: list[_PaperClaims], limit: int) -> list[tuple[_PaperClaim
     among those where code proposes more than one span for a field."""
     jobs = []
     for item in todo:
-        names = system_names(item.paper["title"])
+        names = system_names(item.paper["title"], item.paper["abstract"] or "")
         order = sorted(
             range(len(item.typed)), key=lambda i: -headline_score(item.typed[i][0], names)
         )
@@ -322,7 +322,10 @@ async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     for item in todo:
         if item.paper["id"] in failed:
             continue
-        claims = mark_headlines([gate(c) for c, _ in item.typed], item.paper["title"])
+        paper = item.paper
+        claims = mark_headlines([gate(c) for c, _ in item.typed], paper["title"], paper["abstract"])
+        setup = setup_names(store.chunks_of(ctx.conn, paper["id"]), aliases)
+        claims = [with_setup(c, setup) for c in claims]
         store.save_claims(ctx.conn, item.paper["id"], claims, item.key, ctx.run_id, item.quick)
         ctx.bump("claims", len(claims))
         ctx.bump("claims:verified", sum(c.verified for c in claims))

@@ -87,7 +87,7 @@ def entity_path(slug: str) -> str:
 def value_with_unit(claim: Claim) -> str:
     """The value as printed; claims typed before values kept their unit get it appended."""
     unit = claim.unit.strip()
-    if not unit or claim.value_text.rstrip().endswith(unit):
+    if not unit or not claim.value_text[-1:].isdigit():  # typed claims keep the unit as printed
         return claim.value_text
     return f"{claim.value_text}{'' if unit in _TIGHT_UNITS else ' '}{unit}"
 

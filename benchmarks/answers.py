@@ -10,11 +10,12 @@ answer is what `ask` shows. Both are scored on the same replies:
 - answers with no citation at all, and answers given the sources' closest sentences instead.
 
 Before the model runs: how often the question's evidence reaches the model (sources reaching
-past their chunk against chunks alone), and the check on answers known to be right: the
+past their chunk against chunks alone); the check on answers known to be right: the
 hand-written answer of every question, cited to the source on its answer page, should stay
-whole.
+whole; and how often the sources' sentences quoted for an answer that cites nothing land on an
+answer page. `--offline` stops there (no model).
 
-    python benchmarks/answers.py [--workspace DIR] [--every K]
+    python benchmarks/answers.py [--workspace DIR] [--every K] [--offline]
 """
 
 from __future__ import annotations
@@ -45,7 +46,12 @@ from frontier.synthesize.ask import (
 )
 from frontier.synthesize.bundle import Bundle, passage_bundle
 from frontier.synthesize.citations import check_citations, cited_numbers
-from frontier.synthesize.grounding import ground_answer, split_sentences, unsupported_numbers
+from frontier.synthesize.grounding import (
+    closest_sentences,
+    ground_answer,
+    split_sentences,
+    unsupported_numbers,
+)
 from frontier.synthesize.retrieve import Retriever
 
 OFFLINE_BUDGET = 6000  # bundle tokens for the model-free measures (the embedded model's room)
@@ -119,11 +125,15 @@ def report(done: list[tuple[dict, Answer, float]], ids: dict[str, str]) -> None:
 def _kind(reason: str) -> str:
     if reason.startswith("repeats"):
         return "repeats an earlier sentence"
+    if reason.startswith("leads in"):
+        return "a lead-in whose continuation went"
     if "without citing" in reason:
         return "states a number, cites nothing"
     if reason.startswith("states"):
         return "states a number its sources do not give"
-    return "cites nothing, words foreign to the sources"
+    if reason.startswith("no sentence"):
+        return "cites a source, no sentence of it bears it out"
+    return "cites nothing, no source sentence bears it out"
 
 
 def offline_bundles(conn: sqlite3.Connection, items: list[dict]) -> list[tuple[Bundle, Bundle]]:
@@ -190,10 +200,27 @@ def hand_written_answers(
     )
 
 
+def quotes_on_answer_pages(
+    ids: dict[str, str], items: list[dict], pairs: list[tuple[Bundle, Bundle]]
+) -> None:
+    """For an answer that cites nothing: do the quoted source sentences land on an answer page,
+    and does one of them hold the question's evidence fragment?"""
+    on_page = evidence = 0
+    for item, (_, bundle) in zip(items, pairs, strict=True):
+        quotes = closest_sentences(bundle, item["question"])
+        on_page += cites_answer_page(quotes, bundle, ids[item["file"]], set(item["pages"]))
+        evidence += _flat(item["evidence"]) in _flat(quotes)
+    print(
+        f"quotes for an uncited answer: on an answer page for {on_page} of {len(items)}; "
+        f"quoting the evidence fragment for {evidence}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workspace", type=Path, help="reuse (or create) this KB")
     parser.add_argument("--every", type=int, default=6, help="take every K-th question")
+    parser.add_argument("--offline", action="store_true", help="only the model-free measures")
     args = parser.parse_args()
     items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     questions = items[:: args.every]
@@ -204,6 +231,9 @@ def main() -> int:
             pairs = offline_bundles(conn, items)
             evidence_reach(items, pairs)
             hand_written_answers(ids, items, pairs)
+            quotes_on_answer_pages(ids, items, pairs)
+            if args.offline:
+                return 0
             done = asyncio.run(
                 answer_each(conn, ws.settings.llm, ws.settings.field.name, questions)
             )

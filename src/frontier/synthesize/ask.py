@@ -193,16 +193,18 @@ def _messages(
 
 
 def _checked(question: str, bundle: Bundle, result: ChatResult, tag: str) -> Answer:
-    """Every sentence held against the sources it cites, then made-up citations out."""
+    """Every sentence held against the sources it cites, then made-up citations out (reported
+    whether or not their sentence stayed)."""
     grounded = ground_answer(result.content.strip(), bundle, question)
     check = check_citations(grounded.text, bundle.numbers())
+    made_up = check_citations(result.content, bundle.numbers()).removed
     return Answer(
         question,
         check.text,
         bundle,
         True,
         check.cited,
-        check.removed,
+        made_up,
         grounded.dropped,
         grounded.quoted,
         result,

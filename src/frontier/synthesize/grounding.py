@@ -1,21 +1,30 @@
 """What a model-written answer may keep, decided by code sentence by sentence.
 
-A sentence goes when it repeats an earlier one, when it states a number that none of the
-sources it cites gives, when it states a number and cites nothing, or when it cites nothing
-and its words are not the sources' words. An answer left without a single citation gets the
-source sentences closest to the question, each cited, so every fact shown can be traced. A
-map's prose gets the same check, save that it may sum up without citing."""
+A sentence stays when one sentence of a source it cites, or two adjacent ones, bears it out:
+most of its content words, all its names and all its numbers (the rule of
+`frontier.curate.support`; here a rounded number counts as given, a paper's title names the
+subject of all its sentences, and a compound sentence may have each clause borne out by its own
+source sentence). The bag of all the sources' words is not enough: a small model writes fluent
+text out of words scattered over the pages. A sentence that cites nothing, or whose cited
+sources do not bear it out, is cited to a source that does (those cited beside it first). The
+rest goes with its reason, as do repeats and a lead-in ("Specifically:") whose continuation
+went. An answer left without a single citation gets the source sentences that best answer the
+question, each cited, so every fact shown can be traced. A map's prose, which sums up many
+papers, may go uncited and in its own words, but not with a name no source holds, mostly words
+that are not the sources', or a number no source gives."""
 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
+from frontier.curate.support import MIN_WORD_SHARE, content_stems, names_in, sentences_of
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
 from frontier.synthesize.retrieve import (
@@ -26,12 +35,16 @@ from frontier.synthesize.retrieve import (
 
 REFUSAL = "sources do not answer"  # the answer prompt asks for "The sources do not answer this."
 REPEAT = "repeats an earlier sentence"
-UNCITED_MIN_OVERLAP = 0.5  # share of an uncited sentence's content words the sources must hold
+DANGLING = "leads in to sentences that were removed"
+UNCITED_MIN_OVERLAP = 0.5  # share of an uncited map sentence's content words the sources must hold
 SHORT_SENTENCE_WORDS = 3  # fewer content words than this: a transition, not a claim
 NEAR_DUPLICATE = 0.85  # word-set overlap at which a sentence counts as a repeat
 QUOTED_SENTENCES = 3
 RANK_PENALTY = 0.05  # score a quote loses per place its source ranks below the first
+ANSWER_KIND_BONUS = 0.3  # score a quote gains when it holds the kind of answer asked for
 MIN_QUOTED_CHARS = 40  # shorter pieces are headings and table cells
+MAX_QUOTED_CHARS = 400  # longer ones are tables and figures read as one sentence
+TABULAR_SHARE = 0.3  # share of a quote's words holding digits past which it is a table row
 
 _CITATION_AFTER_END = re.compile(r"([.!?])((?:\s*\[[\d\s,;\-–]+\])+)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"*\d])")
@@ -45,6 +58,50 @@ _NUMBER_WORDS = {
     "hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000,
 }  # fmt: skip
 _WORD = re.compile(r"[^\W_]+")
+_UNIT = re.compile(r"[KMGT]i?B|[KMGT]B/s|[GM]bps|[GM]Hz|T?FLOPS?|FLOPs|ms|GPU-hours?")
+# words that join clauses, not content, stemmed as `_stems` stems
+_CONNECTIVES = frozenset(
+    stem[:-1] if stem.endswith("s") else stem
+    for stem in content_stems(
+        "because since due whereas once until instead already plus like must even still yet "
+        "hence therefore however rather despite"
+    )
+)
+# where a compound sentence splits into clauses, each of which a source sentence may hold
+_CLAUSE = re.compile(r"\s*[;:,]\s+|\s+[—–]\s+|\s*[()]\s*")
+_BROKEN_HYPHEN = re.compile(r"(?<=\w)- (?=\d)")  # "A100- 80GB": a name broken at a line end
+# (what a question asks for, what a sentence answering it holds)
+_ANSWER_KINDS = [
+    (
+        re.compile(
+            r"\b(?:which|what)\W+(?:\w+\W+){0,2}?(?:gpus?|hardware|accelerators?|devices?|tpus?)\b"
+            r"|\bhardware\b|\b(?:evaluated|run|ran|deployed|tested) on\b",
+            re.IGNORECASE,
+        ),
+        re.compile(
+            r"\b(?:A100|A10G?|A30|A40|A6000|A5000|H100|H200|H800|H20|L4|L40S?|T4|V100|P100|K80"
+            r"|GH200|B200|MI\d{3}X?|TPU(?:s|\s?v\d+)?|RTX\s?\d{4}|Gaudi\d?)(?![a-z])"
+        ),
+    ),
+    (
+        re.compile(
+            r"\bhow (?:much|many|large|big|long|fast|small|far)\b"
+            r"|\bwhat (?:size|fraction|share|percentage|ratio|speedup)\b",
+            re.IGNORECASE,
+        ),
+        re.compile(
+            r"\d[\d,.]*\s?(?:%|×|x\b|[KMGT]i?B\b|bytes?\b|tokens?\b|ms\b|s\b|seconds?\b"
+            r"|GPUs?\b|times\b|bits?\b|B\b|FLOPs?\b|requests?\b)",
+        ),
+    ),
+    (
+        re.compile(r"\b(?:which|what)\W+(?:\w+\W+){0,2}?(?:llms?|models?)\b", re.IGNORECASE),
+        re.compile(
+            r"\b(?:OPT|LLaMA|Llama|GPT|Mistral|Mixtral|Falcon|BLOOM|Vicuna|Qwen|Gemma|PaLM|Phi"
+            r"|Alpaca|Pythia|MPT|T5|Chinchilla|DeepSeek)\b|\b\d+(?:\.\d+)?[BM]\b"
+        ),
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -79,20 +136,65 @@ def check_sentences(
     valid: set[int] | None = None,
 ) -> Grounded:
     """Each sentence held against the sources; a sentence may cite only numbers in `valid` (the
-    bundle's by default). Not `strict` (a map's prose, which sums up many papers): an uncited
-    sentence may use words of its own and numbers any source gives."""
+    bundle's by default). Not `strict` (a map's prose, which sums up many papers): a sentence
+    citing a paper keeps its own words, an uncited one may sum up in words mostly the sources'."""
     valid = bundle.numbers() if valid is None else valid
     check = _SentenceCheck(bundle, valid, question, strict, refused=REFUSAL in text.lower())
-    paragraphs = [
-        " ".join(check.kept(split_sentences(paragraph)))
-        for paragraph in _CITATION_AFTER_END.sub(r"\2\1", text).split("\n")
+    lines = [
+        check.judged(split_sentences(line))
+        for line in _CITATION_AFTER_END.sub(r"\2\1", text).split("\n")
     ]
+    check.dropped.extend(_drop_dangling(lines))
+    paragraphs = [" ".join(sentence for sentence in line if sentence) for line in lines]
     joined = re.sub(r"\n{3,}", "\n\n", "\n".join(paragraphs)).strip()
     return Grounded(joined, check.dropped)
 
 
 def split_sentences(paragraph: str) -> list[str]:
     return [sentence for sentence in _SENTENCE_END.split(paragraph.strip()) if sentence]
+
+
+def _drop_dangling(lines: list[list[str | None]]) -> list[Dropped]:
+    """Blank out each kept lead-in ("Specifically:", "The GPUs are:") none of whose continuation
+    is kept: the rest of its paragraph, else the list (or paragraph) after it."""
+    dropped = []
+    for index, line in enumerate(lines):
+        for place, sentence in enumerate(line):
+            if sentence is None or not strip_citations(sentence).rstrip().endswith(":"):
+                continue
+            if place + 1 < len(line):
+                continuation = line[place + 1 : place + 2]
+            else:
+                continuation = _following(lines, index)
+            if not any(continuation):
+                line[place] = None
+                dropped.append(Dropped(sentence.strip(), DANGLING))
+    return dropped
+
+
+def _following(lines: list[list[str | None]], index: int) -> list[str | None]:
+    """The judged sentences of the list after line `index`, or of its next paragraph."""
+    after = [line for line in lines[index + 1 :] if line]
+    if not after:
+        return []
+    if not _is_item(after[0]):
+        return after[0]
+    items = list(itertools.takewhile(_is_item, after))
+    return [sentence for line in items for sentence in line]
+
+
+def _is_item(line: Sequence[str | None]) -> bool:
+    first = next((sentence for sentence in line if sentence is not None), None)
+    return first is None or bool(_LIST_MARKER.match(first))
+
+
+@dataclass(frozen=True)
+class _Window:
+    """One source sentence, or two adjacent ones, as a sentence is held against it."""
+
+    stems: frozenset[str]
+    text: str  # lowered, with the paper's title: a paper seldom names itself in its sentences
+    numbers: frozenset[Decimal]
 
 
 @dataclass
@@ -105,39 +207,107 @@ class _SentenceCheck:
     seen: list[set[str]] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
     _source_numbers: dict[int, set[Decimal]] = field(default_factory=dict)
+    _windows: dict[int, list[_Window]] = field(default_factory=dict)
 
-    def kept(self, sentences: list[str]) -> list[str]:
-        """The sentences of one paragraph that stay. An uncited sentence borrows the sources of
-        the next cited one in its paragraph (else the one before): many writers cite once, at
-        the end of the sentences a source supports."""
+    def judged(self, sentences: list[str]) -> list[str | None]:
+        """The sentences of one paragraph as they stay, None for those that go. For an uncited
+        sentence the sources cited beside it (by the next cited sentence of its paragraph, else
+        the one before) come first: many writers cite once, after the sentences a source bears
+        out."""
         cites = [[n for n in cited_numbers(s) if n in self.valid] for s in sentences]
-        kept = []
+        judged: list[str | None] = []
         for index, sentence in enumerate(sentences):
             beside = next((c for c in cites[index + 1 :] if c), None)
             beside = beside or next((c for c in reversed(cites[:index]) if c), [])
-            reason = self.fault(sentence, beside)
+            kept, reason = self.judge(sentence, beside)
             if reason:
                 self.dropped.append(Dropped(sentence.strip(), reason))
-            else:
-                kept.append(sentence)
-        return kept
+            judged.append(None if reason else kept)
+        return judged
 
-    def fault(self, sentence: str, beside: list[int]) -> str:
-        """Why the sentence cannot stay, or '' when it can."""
+    def judge(self, sentence: str, beside: list[int]) -> tuple[str, str]:
+        """The sentence as it stays, or why it cannot. One whose cited sources do not bear it out,
+        or that cites none, is cited to the first source that does (a source cited beside it
+        first): the citation it leans on may itself go, and every claim shown names its source."""
         words = _word_set(sentence)
         if words and any(_jaccard(words, earlier) >= NEAR_DUPLICATE for earlier in self.seen):
-            return REPEAT
+            return "", REPEAT
         self.seen.append(words)
         written = cited_numbers(sentence)
         cited = [n for n in written if n in self.valid]
         if written and not cited:
-            return f"cites only {''.join(f'[{n}]' for n in written)}, not among its sources"
-        if not cited:
-            return self.uncited_fault(sentence, beside)
-        unsupported = missing_numbers(sentence, self.given(cited))
-        if unsupported:
-            return f"states {', '.join(unsupported)}, which the sources it cites do not give"
-        return ""
+            return "", f"cites only {''.join(f'[{n}]' for n in written)}, not among its sources"
+        if not self.strict:  # a summary: its own words, but numbers its papers give
+            if not cited:
+                return sentence, self.summary_fault(sentence)
+            numbers = missing_numbers(sentence, self.given(cited))
+            return sentence, self.fault(sentence, cited, []) if numbers else ""
+        if cited and self.borne_out(sentence, cited, together=True):
+            return sentence, ""
+        if not cited and not _stated_numbers(sentence) and (self.refused or _is_short(sentence)):
+            return sentence, ""
+        order = [*beside, *(n for n in sorted(self.valid) if n not in beside and n not in cited)]
+        bearer = next((n for n in order if self.borne_out(sentence, [n])), None)
+        if bearer is not None:
+            return _cite(sentence, bearer), ""
+        return "", self.fault(sentence, cited, beside)
+
+    def fault(self, sentence: str, cited: list[int], beside: list[int]) -> str:
+        """Why no source bears the sentence out."""
+        if cited:
+            numbers = missing_numbers(sentence, self.given(cited))
+            if numbers:
+                return f"states {', '.join(numbers)}, which the sources it cites do not give"
+            return "no sentence of the sources it cites bears it out"
+        numbers = missing_numbers(sentence, self.given(beside))
+        if numbers and beside:
+            return f"states {', '.join(numbers)}, which the sources cited beside it do not give"
+        if numbers:
+            return f"states {', '.join(numbers)} without citing a source"
+        return "cites no source, and no source sentence bears it out"
+
+    def borne_out(self, sentence: str, numbers: list[int], together: bool = False) -> bool:
+        """Whether one window of one of these sources holds most of the sentence's content
+        words, all its names and all its numbers; or, for a compound sentence, each clause its
+        own window (the clauses so held carrying most of its content words); or, `together`, the
+        best windows of several sources between them (a sentence comparing papers)."""
+        claim = _LIST_MARKER.sub("", strip_citations(sentence))
+        windows = [window for n in numbers for window in self.windows(n)]
+        if _held(claim, windows):
+            return True
+        clauses = [clause for clause in _CLAUSE.split(claim) if clause and clause.strip()]
+        if len(clauses) > 1 and all(_held(clause, windows) for clause in clauses):
+            wanted = _stems(claim)
+            claims = [c for c in clauses if _stated_numbers(c) or not _is_short(c)]
+            covered = wanted & set().union(*(_stems(c) for c in claims))
+            if wanted and len(covered) >= MIN_WORD_SHARE * len(wanted):
+                return True
+        if not together or len(numbers) < 2:
+            return False
+        wanted = _stems(claim)
+        best = [max(self.windows(n), key=lambda w: len(wanted & w.stems)) for n in numbers]
+        union = _Window(
+            frozenset().union(*(w.stems for w in best)),
+            " ".join(w.text for w in best),
+            frozenset().union(*(w.numbers for w in best)),
+        )
+        return _held(claim, [union])
+
+    def windows(self, number: int) -> list[_Window]:
+        if number not in self._windows:
+            source = self.bundle.by_number(number)
+            head = f"{source.title} {source.date[:4]}"
+            parts = sentences_of(_BROKEN_HYPHEN.sub("-", strip_citations(source.text))) or [""]
+            spans = parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
+            self._windows[number] = [
+                _Window(
+                    frozenset(_stems(span)),
+                    f"{span} {head}".lower(),
+                    frozenset(_numbers_in(span) | _numbers_in(head)),
+                )
+                for span in spans
+            ]
+        return self._windows[number]
 
     def given(self, numbers: Iterable[int]) -> set[Decimal]:
         """The numbers the sources give, and the question's (each source read once)."""
@@ -160,25 +330,79 @@ class _SentenceCheck:
         return _numbers_in(self.question)
 
     @functools.cached_property
-    def _all_words(self) -> set[str]:
-        return word_prefixes("\n".join(self.evidence(n) for n in sorted(self.valid)))
+    def _all_text(self) -> str:
+        return "\n".join(self.evidence(n) for n in sorted(self.valid)).lower()
 
-    def uncited_fault(self, sentence: str, beside: list[int]) -> str:
-        """A number must be traceable to a source; other words must at least be the sources'."""
-        if not self.strict:
-            unsupported = missing_numbers(sentence, self.given(sorted(self.valid)))
-            return f"states {', '.join(unsupported)}, which no source gives" if unsupported else ""
-        numbers = missing_numbers(sentence, self.given(beside))
-        if numbers and beside:
-            return f"states {', '.join(numbers)}, which the sources cited beside it do not give"
+    @functools.cached_property
+    def _all_words(self) -> set[str]:
+        return word_prefixes(self._all_text)
+
+    def summary_fault(self, sentence: str) -> str:
+        """An uncited summary may use words of its own, but no name that no source holds, no
+        number that no source gives, and mostly the sources' words."""
+        numbers = missing_numbers(sentence, self.given(sorted(self.valid)))
         if numbers:
-            return f"states {', '.join(numbers)} without citing a source"
-        claim = strip_citations(sentence)
-        if self.refused or len(content_words(claim)) < SHORT_SENTENCE_WORDS:
+            return f"states {', '.join(numbers)}, which no source gives"
+        claim = _LIST_MARKER.sub("", strip_citations(sentence))
+        foreign = sorted(
+            name
+            for name in names_in(claim)
+            if any(part not in self._all_text for part in _name_parts(name))
+        )
+        if foreign:
+            return f"cites no source, and no source names {', '.join(foreign)}"
+        if _is_short(sentence) or prefix_overlap(claim, self._all_words) >= UNCITED_MIN_OVERLAP:
             return ""
-        if prefix_overlap(claim, self._all_words) < UNCITED_MIN_OVERLAP:
-            return "cites no source, and the sources do not use its words"
-        return ""
+        return "cites no source, and the sources do not use its words"
+
+
+def _held(text: str, windows: list[_Window]) -> bool:
+    """One window holds most of the text's content words, all its names and numbers; a short
+    text without a number (a transition, a list's head) needs only its names somewhere."""
+    wanted = _stems(text)
+    names = _names(text)
+    stated = _stated_numbers(text)
+    if not stated and _is_short(text):
+        return all(any(name in w.text for w in windows) for name in names)
+    return any(
+        len(wanted & w.stems) >= MIN_WORD_SHARE * len(wanted)
+        and all(name in w.text for name in names)
+        and all(_all_given(values, w.numbers) for _, values in stated)
+        for w in windows
+    )
+
+
+def _names(text: str) -> set[str]:
+    return {part for name in names_in(text) for part in _name_parts(name)}
+
+
+def _name_parts(name: str) -> set[str]:
+    """A compound name by its named parts ("Llama-2-7B-architecture": llama, 7b), without a
+    possessive or a count ("8xA800"); a unit ("32GB") names nothing."""
+    parts = [re.sub(r"^x(?=[A-Z])", "", part) for part in re.sub(r"'s$", "", name).split("-")]
+    return {
+        part.lower()
+        for part in parts
+        if len(part) > 1 and re.search(r"[A-Z]", part) and not _UNIT.fullmatch(part)
+    }
+
+
+def _stems(text: str) -> set[str]:
+    """`content_stems` without connectives, a plural the same word as its singular ("GPUs")."""
+    stems = {stem[:-1] if stem.endswith("s") else stem for stem in content_stems(text)}
+    return stems - _CONNECTIVES
+
+
+def _is_short(sentence: str) -> bool:
+    return len(content_words(strip_citations(sentence))) < SHORT_SENTENCE_WORDS
+
+
+def _cite(sentence: str, number: int) -> str:
+    """The sentence citing source `number` in place of what it cited, before its full stop."""
+    body = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(strip_citations(sentence).split()))
+    end = re.search(r"[.!?:]*$", body)
+    cut = end.start() if end else len(body)
+    return f"{body[:cut]} [{number}]{body[cut:]}"
 
 
 def unsupported_numbers(sentence: str, sources: str) -> list[str]:
@@ -187,13 +411,23 @@ def unsupported_numbers(sentence: str, sources: str) -> list[str]:
 
 
 def missing_numbers(sentence: str, given: set[Decimal]) -> list[str]:
+    return [token for token, values in _stated_numbers(sentence) if not _all_given(values, given)]
+
+
+def _stated_numbers(sentence: str) -> list[tuple[str, list[Decimal]]]:
+    """The numbers a sentence states, as written and as values (not those inside names,
+    citations or list marks)."""
     body = _LIST_MARKER.sub("", strip_citations(sentence))
-    missing = []
+    stated = []
     for token in _ANSWER_NUMBER.findall(body):
         values = _values(token.rstrip(","))
-        if values and not all(_is_given(value, given) for value in values):
-            missing.append(token.rstrip(","))
-    return missing
+        if values:
+            stated.append((token.rstrip(","), values))
+    return stated
+
+
+def _all_given(values: Iterable[Decimal], given: set[Decimal] | frozenset[Decimal]) -> bool:
+    return all(_is_given(value, given) for value in values)
 
 
 def _numbers_in(text: str) -> set[Decimal]:
@@ -215,7 +449,7 @@ def _values(token: str) -> list[Decimal]:
     return values
 
 
-def _is_given(value: Decimal, given: set[Decimal]) -> bool:
+def _is_given(value: Decimal, given: set[Decimal] | frozenset[Decimal]) -> bool:
     if value in given:
         return True
     places = max(0, -value.as_tuple().exponent)  # type: ignore[operator]
@@ -234,13 +468,17 @@ def closest_sentences(bundle: Bundle, question: str, count: int = QUOTED_SENTENC
     """The best sentence of each of the best sources, each cited.
 
     A sentence scores by the question words it holds, each weighted by how few of the bundle's
-    sentences hold it, less a little for every place its source ranks below the first. On the
-    74 retrieval questions a quote lands on an answer page for 54 (plain word share: 37)."""
+    sentences hold it, plus a bonus when it holds the kind of answer asked for (an accelerator
+    for "which GPUs", a number with its unit for "how much", model names for "which models"),
+    less a little for every place its source ranks below the first. A lead-in ending in ':' is
+    no answer. (Figures on the retrieval questions are in BENCHMARKS.md.)"""
     wanted = {word[:5] for word in content_words(question)}
+    kinds = [answer for asked, answer in _ANSWER_KINDS if asked.search(question)]
     candidates = [
         (source.number, sentence, {word[:5] for word in _WORD.findall(sentence.lower())} & wanted)
         for source in bundle.sources
         for sentence in _quotable(source.text)
+        if not sentence.rstrip().endswith(":")
     ]
     counts = Counter(word for _, _, words in candidates for word in words)
     weight = {word: math.log(1 + len(candidates) / (1 + counts[word])) for word in wanted}
@@ -248,6 +486,7 @@ def closest_sentences(bundle: Bundle, question: str, count: int = QUOTED_SENTENC
     best: dict[int, tuple[float, str]] = {}
     for number, sentence, words in candidates:
         score = sum(weight[word] for word in words) / total - RANK_PENALTY * (number - 1)
+        score += ANSWER_KIND_BONUS * any(kind.search(sentence) for kind in kinds)
         if words and score > best.get(number, (-math.inf, ""))[0]:
             best[number] = (score, sentence)
     ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:count]
@@ -258,7 +497,19 @@ def closest_sentences(bundle: Bundle, question: str, count: int = QUOTED_SENTENC
 
 
 def _quotable(text: str) -> list[str]:
-    """A source's sentences long enough to quote, without the paper's own reference marks
-    ("[52]"), which would read as citations of the bundle."""
+    """A source's sentences long enough to quote, short enough and wordy enough to be prose (a
+    table flattened into one "sentence" is not), without the paper's own reference marks ("[52]"), which would
+    read as citations of the bundle."""
     flat = re.sub(r"\s+([.,;:])", r"\1", " ".join(strip_citations(text).split()))
-    return [sentence for sentence in _SENTENCE_END.split(flat) if len(sentence) >= MIN_QUOTED_CHARS]
+    flat = _BROKEN_HYPHEN.sub("-", flat)
+    return [
+        sentence
+        for sentence in _SENTENCE_END.split(flat)
+        if MIN_QUOTED_CHARS <= len(sentence) <= MAX_QUOTED_CHARS and not _tabular(sentence)
+    ]
+
+
+def _tabular(sentence: str) -> bool:
+    """Mostly figures: a table's rows or a plot's axis read as a sentence."""
+    tokens = sentence.split()
+    return sum(any(c.isdigit() for c in token) for token in tokens) > TABULAR_SHARE * len(tokens)

@@ -17,7 +17,7 @@ from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-2"
+TYPING_VERSION = "spans-3"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -86,8 +86,17 @@ def with_setup(claim: Claim, setup: dict[str, tuple[str, int]]) -> Claim:
 
 
 def needs_choice(proposal: Proposal) -> bool:
-    """The model is asked only where code proposes more than one span for a field."""
-    return len(proposal.metrics) > 1 or len(proposal.baselines) > 1
+    """The model is asked only where code finds more than one equally plausible span for a
+    field; where the sentence ties one span to the value best, code's choice stands."""
+    return len(_metric_options(proposal)) > 1 or len(_baseline_options(proposal)) > 1
+
+
+def _metric_options(proposal: Proposal) -> tuple[str, ...]:
+    return _options(proposal.metrics[: proposal.open_metrics])
+
+
+def _baseline_options(proposal: Proposal) -> tuple[str, ...]:
+    return _options(proposal.baselines[: proposal.open_baselines])
 
 
 def _options(spans: list[Span]) -> tuple[str, ...]:
@@ -98,9 +107,12 @@ def choice_schema(proposal: Proposal) -> type[BaseModel]:
     """The model may only pick one of the spans code proposes for a field, and is asked only
     about the fields with more than one."""
     fields: dict[str, Any] = {}
-    for name, spans in (("metric", proposal.metrics), ("baseline", proposal.baselines)):
-        if len(_options(spans)) > 1:
-            fields[name] = (Literal[_options(spans)], ...)
+    for name, options in (
+        ("metric", _metric_options(proposal)),
+        ("baseline", _baseline_options(proposal)),
+    ):
+        if len(options) > 1:
+            fields[name] = (Literal[options], ...)
     return create_model("ClaimChoice", **fields)
 
 
@@ -113,8 +125,8 @@ async def choose_spans(
         page=claim.page or "abstract",
         sentence=claim.quote,
         value=claim.value_text,
-        metrics=_options(proposal.metrics),
-        baselines=_options(proposal.baselines),
+        metrics=_metric_options(proposal),
+        baselines=_baseline_options(proposal),
     )
     answer = await llm.structured(
         choice_schema(proposal),
@@ -177,7 +189,7 @@ def headline_score(claim: Claim, names: list[str]) -> float:
     score += 1 if claim.page is not None and claim.page <= 2 else 0
     score += 2 * bool(claim.metric) + 2 * bool(claim.baseline) + bool(claim.direction)
     score += 1 if claim.unit in ("×", "%") else 0
-    score -= 4 if claim.unit in ("bit", "bits") else 0  # a precision is a setting, not a result
+    score -= 10 if claim.unit in ("bit", "bits") else 0  # a precision is a setting, not a result
     own = _OWN.search(claim.quote) or any(n in claim.quote for n in names)
     score += 2 if own else 0
     score -= 3 if _OTHERS.search(claim.quote) else 0

@@ -144,6 +144,8 @@ class Proposal:
     baselines: list[Span] = field(default_factory=list)
     models: list[Span] = field(default_factory=list)
     hardware: list[Span] = field(default_factory=list)
+    open_metrics: int = 0  # leading metrics the sentence ties to the value equally well
+    open_baselines: int = 0  # leading baselines equally plausible (a listed name is not)
 
 
 def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[Proposal]:
@@ -163,9 +165,10 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
                 unit,
                 direction,
                 cue,
-                *_metrics_and_baselines(sentence, value, clause),
+                *_metrics_and_baselines(sentence, value, clause)[:2],
                 _nearest_first(models, value, clause),
                 _nearest_first(hardware, value, clause),
+                *_metrics_and_baselines(sentence, value, clause)[2:],
             )
         )
     _inherit_from_parallel(sentence, proposals)
@@ -176,12 +179,21 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
 
 def _metrics_and_baselines(
     sentence: str, value: Span, clause: Span
-) -> tuple[list[Span], list[Span]]:
+) -> tuple[list[Span], list[Span], int, int]:
+    """The candidates for both fields, and how many of each are equally plausible: metrics tied
+    to the value in the same way, baselines unless the first is a list of names."""
     baselines = _baselines(sentence, value, clause)
     metrics = [
         m for m in _metrics(sentence, value, clause) if not any(_overlaps(m, b) for b in baselines)
     ]
-    return metrics, baselines
+    tiers = [_metric_rank(sentence, value, m)[0] for m in metrics]
+    open_metrics = tiers.count(tiers[0]) if tiers else 0
+    listed = bool(baselines) and _NAMED_BEFORE.search(sentence, 0, baselines[0].start)
+    open_baselines = 1 if listed else len(baselines)
+    return metrics, baselines, open_metrics, open_baselines
+
+
+_NAMED_BEFORE = re.compile(r"(?:such as|e\.g\.,?|including|like|namely|,)\s*$", re.IGNORECASE)
 
 
 def _inherit_from_parallel(sentence: str, proposals: list[Proposal]) -> None:
@@ -202,8 +214,10 @@ def _inherit_from_parallel(sentence: str, proposals: list[Proposal]) -> None:
 
 
 def _share(source: Proposal, proposal: Proposal) -> None:
-    proposal.metrics = proposal.metrics or list(source.metrics)
-    proposal.baselines = proposal.baselines or list(source.baselines)
+    if not proposal.metrics:
+        proposal.metrics, proposal.open_metrics = list(source.metrics), source.open_metrics
+    if not proposal.baselines:
+        proposal.baselines, proposal.open_baselines = list(source.baselines), source.open_baselines
     if not proposal.direction:
         proposal.direction, proposal.direction_cue = source.direction, source.direction_cue
 
@@ -398,7 +412,7 @@ def _metric_rank(sentence: str, value: Span, span: Span) -> tuple[int, int, int]
             return (0, weak, len(between))
         return (2, weak, span.start - value.end)
     between = sentence[span.end : value.start]
-    if _TIED_BEFORE.search(between) and len(between) < 80:
+    if _TIED_BEFORE.search(between) and len(between) < 80 and not re.search(r"[,;]", between):
         return (1, weak, len(between))
     return (3, weak, value.start - span.end)
 

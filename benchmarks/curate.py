@@ -180,6 +180,24 @@ def report_triage(conn, labels, decided, calls, n_papers, elapsed, failures) -> 
     print(f"  {'all':<22}{len(truth):>6}{total:>8.0%}{base_total:>25.0%}")
     macro = sum(per_label) / len(per_label)
     print(f"  {'mean over labels':<22}{'':>6}{macro:>8.0%}{1 / len(per_label):>25.0%}")
+    report_subsets(conn, labels, decided, biggest)
+
+
+def report_subsets(conn, labels, decided, biggest) -> None:  # type: ignore[no-untyped-def]
+    """Correct decisions on parts of the labels: not the biggest topic, the seed abstracts, and
+    the odd and even lines of the label file (a rule that fits one half only shows there)."""
+    rows = [(n, s, paper_key(conn, s, i), v) for n, ((s, i), v) in enumerate(labels.items())]
+    subsets = {
+        f"not {biggest}": lambda n, s, v: v != biggest,
+        "seed abstracts": lambda n, s, v: s == "abstracts",
+        f"seed, not {biggest}": lambda n, s, v: s == "abstracts" and v != biggest,
+        "odd lines": lambda n, s, v: n % 2 == 0,
+        "even lines": lambda n, s, v: n % 2 == 1,
+    }
+    for name, keep in subsets.items():
+        part = [(k, v) for n, s, k, v in rows if k and keep(n, s, v)]
+        right = sum(1 for k, v in part if decided.get(k, ("?", ""))[0] == v)
+        print(f"  {name:<22}{len(part):>6}{right:>8} right")
 
 
 def claims_benchmark(tmp: Path, limit: int) -> None:

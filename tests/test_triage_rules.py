@@ -17,6 +17,7 @@ from frontier.curate.triage import (
     decide_by_embedding,
     led_to_by,
     relevance,
+    reported_line,
 )
 from frontier.curate.vectors import paper_text
 from frontier.llm.embeddings import load_embedder
@@ -115,3 +116,18 @@ def test_one_shared_phrase_does_not_bring_a_paper_into_the_field(setup) -> None:
     assert "nearest lines average" in decision.reason
     for paper in (ARCHITECTURE, RUN_TIME):
         assert relevance(sims_of(vectors, paper)) >= settings.curate.triage_floor
+
+
+def test_the_scope_line_named_is_the_one_the_abstract_speaks_of() -> None:
+    lines = [
+        ScopeLine("serving", "speculative, parallel and early-exit decoding", "in", "serving"),
+        ScopeLine("serving", "prefill/decode disaggregation and placement", "in", "serving"),
+        ScopeLine("hardware", "HBM and memory systems", "in", "hardware"),
+    ]
+    text = (
+        "Splitting prefill and decoding onto separate GPUs: disaggregating the two phases "
+        "removes their interference and raises goodput."
+    )
+    sims = np.array([0.44, 0.41, 0.20])  # the embedding alone prefers the decoding line
+    assert reported_line(sims, lines, "serving", text) is lines[1]
+    assert reported_line(sims, lines, "serving", "A faster decoding method.") is lines[0]

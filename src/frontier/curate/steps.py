@@ -151,7 +151,8 @@ async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     ambiguous = []
     for paper, key in todo:
         sims = ctx.line_vectors @ ctx.vectors[paper["id"]]
-        decision = decide_by_embedding(sims, ctx.lines, ctx.settings.curate)
+        text = f"{paper['title']}. {paper['abstract'] or ''}"
+        decision = decide_by_embedding(sims, ctx.lines, ctx.settings.curate, text)
         if decision is None:
             ambiguous.append((paper, key, *shortlist(sims, ctx.lines, ctx.settings.curate)))
         else:

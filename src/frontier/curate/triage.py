@@ -156,14 +156,40 @@ def decide_by_embedding(
     rival = next((int(i) for i in order[1:] if lines[int(i)].destination != best.destination), None)
     lead = best_sim - float(sims[rival]) if rival is not None else 1.0
     if best_sim >= cfg.triage_accept and lead >= cfg.triage_margin:
+        named = reported_line(sims, lines, best.destination, text)
         return Decision(
             best.destination,
             "embedding",
-            f"closest to {best.describe()} ({best_sim:.2f}, lead {lead:.2f})",
-            best.text,
+            f"closest to {named.describe()} ({float(sims[lines.index(named)]):.2f}, "
+            f"lead {lead:.2f})",
+            named.text,
             best_sim,
         )
     return None
+
+
+WORDING_WEIGHT = 0.15  # how much a scope line's own words in the abstract count beside similarity
+
+
+def _prefixes(text: str) -> set[str]:
+    return {w.lower()[:5] for w in re.findall(r"[A-Za-z][A-Za-z-]{3,}", text)}
+
+
+def reported_line(
+    sims: np.ndarray, lines: list[ScopeLine], destination: str, text: str
+) -> ScopeLine:
+    """The scope line a decision names: of the lines leading to its destination, the nearest by
+    similarity plus the share of the line's words the title and abstract use, so a paper on
+    disaggregating prefill and decode is filed under the line that says so."""
+    words = _prefixes(text)
+
+    def score(i: int) -> float:
+        own = _prefixes(lines[i].text)
+        share = len(own & words) / len(own) if own and words else 0.0
+        return float(sims[i]) + WORDING_WEIGHT * share
+
+    candidates = [i for i, line in enumerate(lines) if line.destination == destination]
+    return lines[max(candidates, key=score)]
 
 
 SHORTLIST = 6

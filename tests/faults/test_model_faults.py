@@ -79,7 +79,8 @@ def clean_run(root: Path, env: dict[str, str]) -> dict[str, object]:
 
 
 DUPLICATES = {
-    "claims": "SELECT paper_id, page, quote, metric, count(*) FROM claims GROUP BY 1, 2, 3, 4",
+    # one claim per number of a sentence
+    "claims": "SELECT paper_id, page, quote, value_text, count(*) FROM claims GROUP BY 1, 2, 3, 4",
     "entries": "SELECT paper_id, topic, count(*) FROM entries GROUP BY 1, 2",
     "chunks": "SELECT paper_id, ord, count(*) FROM chunks GROUP BY 1, 2",
     "chunk vectors": "SELECT chunk_id, count(*) FROM chunk_embeddings GROUP BY 1",

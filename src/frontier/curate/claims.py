@@ -17,7 +17,7 @@ from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-3"
+TYPING_VERSION = "spans-4"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -193,7 +193,15 @@ def headline_score(claim: Claim, names: list[str]) -> float:
     own = _OWN.search(claim.quote) or any(n in claim.quote for n in names)
     score += 2 if own else 0
     score -= 3 if _OTHERS.search(claim.quote) else 0
+    score += 1 if _SUMMARY.search(claim.value_text) else 0
     return score
+
+
+# a result stated as a summary (a bound, a range, an average) rather than one measurement
+_SUMMARY = re.compile(
+    r"^(?:up to|on average|an average of|average|mean|geomean|over|more than)\b|\d\s*(?:[-–—−∼~]|to)\s*\d|on average$",
+    re.I,
+)
 
 
 _COINED = re.compile(r"\b(?=\w*[A-Z]\w*)(?=\w*[a-z]\w*[A-Z]|[A-Z]{2,})[\w-]{3,}\b")
@@ -224,6 +232,15 @@ def _result_key(claim: Claim) -> tuple[tuple[str, ...], str]:
     return tuple(re.findall(r"\d+(?:\.\d+)?", claim.value_text)), claim.unit
 
 
+def _says_a_result(claim: Claim, names: list[str]) -> bool:
+    """A comparison (a direction or a baseline), or a number the abstract gives of the paper's
+    own system."""
+    if claim.direction or claim.baseline:
+        return True
+    own = _OWN.search(claim.quote) or any(n in claim.quote for n in names)
+    return claim.section == "abstract" and bool(own)
+
+
 def mark_headlines(
     claims: list[Claim], title: str, abstract: str = "", limit: int = 3
 ) -> list[Claim]:
@@ -232,7 +249,7 @@ def mark_headlines(
     result is marked too; pages show each result once."""
     names = system_names(title, abstract)
     ranked = sorted(
-        (c for c in claims if c.verified and c.metric and (c.direction or c.baseline)),
+        (c for c in claims if c.verified and c.metric and _says_a_result(c, names)),
         key=lambda c: -headline_score(c, names),
     )
     chosen: list[tuple[tuple[str, ...], str]] = []

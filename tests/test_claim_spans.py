@@ -118,3 +118,10 @@ def test_headlines_are_the_papers_own_main_results() -> None:
         "QuillServe",
         "PagedKV",
     ]
+
+
+def test_the_papers_own_system_is_no_baseline() -> None:
+    claim = _claim("QuillServe reaches 900 tok/s, higher throughput than QuillServe without reuse.")
+    claim = next(c for c in claim if c.value_text == "900 tok/s")
+    claim.baseline = "QuillServe"
+    assert gate(claim, ["QuillServe"]).baseline == ""

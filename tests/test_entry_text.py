@@ -82,3 +82,10 @@ def test_headline_numbers_are_phrased_from_spans() -> None:
         setup_page=8,
     )
     assert phrase_claim(setup) == "3× speedup (p. 1; OPT-13B, setup p. 8)"
+
+
+def test_model_text_about_the_field_or_pointing_back_is_not_kept() -> None:
+    background = "Serving language models at scale is limited by attention memory."
+    assert checked_model_text(background, TITLE, ABSTRACT) == ""  # the field, not the work
+    pointer = "It reuses blocks of common prefixes without copying them."
+    assert checked_model_text(pointer, TITLE, ABSTRACT) == ""  # 'It' names nothing yet

@@ -17,7 +17,7 @@ from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-4"
+TYPING_VERSION = "spans-5"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -149,10 +149,11 @@ _IDENTIFIER = re.compile(r"[A-Z0-9_]{4,}|\w*_\w*|[\d\W]+")
 _PLACEHOLDER = {"measured value", "value", "metric", "number", "result", "results", NONE, "n/a"}
 
 
-def gate(claim: Claim) -> Claim:
+def gate(claim: Claim, own_names: list[str] | None = None) -> Claim:
     """Every typed field must be a span of the quote (model and hardware may come from the
     setup section), the metric no identifier or placeholder, the baseline not the value, the
-    direction given by a word of the quote. A field that fails is emptied, never stored."""
+    direction given by a word of the quote, the baseline not the paper's own system. A field that
+    fails is emptied, never stored."""
     quote = normalize(claim.quote)
     on_quote = lambda text: bool(text) and normalize(text) in quote  # noqa: E731
     metric_ok = (
@@ -161,8 +162,10 @@ def gate(claim: Claim) -> Claim:
         and claim.metric.lower() not in _PLACEHOLDER
     )
     numbers = set(re.findall(r"\d+(?:\.\d+)?", claim.value_text))
+    own = {n.lower() for n in own_names or []}
     baseline_ok = (
         on_quote(claim.baseline)
+        and claim.baseline.lower().removeprefix("the ") not in own
         and not numbers & set(re.findall(r"\d+(?:\.\d+)?", claim.baseline))
         and normalize(claim.baseline) != normalize(claim.value_text)
     )

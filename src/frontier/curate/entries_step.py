@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from frontier.curate.entry import WhatItIs, entry_text, what_it_is
+from frontier.curate.entry import CHECK_VERSION, WhatItIs, entry_text, what_it_is
 from frontier.curate.relations import Relation
 from frontier.curate.steps import Context
 from frontier.llm.prompts import load_prompt
@@ -49,6 +49,7 @@ def entry_key(
     targets = {r.target for r in relations}
     return store.digest(
         prompt_tag,
+        CHECK_VERSION,
         paper["title"],
         paper["abstract"],
         topic,

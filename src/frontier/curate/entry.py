@@ -59,14 +59,27 @@ def restates_title(sentence: str, title: str) -> bool:
     return bool(words) and len(words & content_stems(title)) / len(words) >= TITLE_OVERLAP
 
 
+# part of every entry's key: a change in how code checks entries redoes them
+CHECK_VERSION = "entry-check-2"
+_POINTER = re.compile(r"^(?:This|It|These|They|Its|Their|Such|The (?:method|approach|system))\b")
+_THE_WORK = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.IGNORECASE)
+
+
 def checked_model_text(text: str, title: str, abstract: str) -> str:
-    """The model's sentences that the title and abstract bear out, at most two; none with a
-    number (numbers come from typed claims) and none restating the title."""
-    kept = []
+    """The model's sentences that the title and abstract bear out, at most two: each borne out
+    by a sentence about the work itself (not the field's background), none with a number
+    (numbers come from typed claims), none restating the title, and the first not pointing back
+    at something unnamed ('This allows …')."""
+    names = system_names(title, abstract)
+    kept: list[str] = []
     for sentence in sentences_of(text):
         if _DIGIT.search(sentence) or restates_title(sentence, title):
             continue
-        if support(sentence, f"{title}. {abstract}").supported:
+        if not kept and _POINTER.match(sentence):
+            continue
+        found = support(sentence, f"{title}. {abstract}")
+        about_the_work = _THE_WORK.search(found.source) or any(n in found.source for n in names)
+        if found.supported and about_the_work:
             kept.append(sentence)
     return " ".join(kept[:2])
 

@@ -324,7 +324,9 @@ async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
         if item.paper["id"] in failed:
             continue
         paper = item.paper
-        claims = mark_headlines([gate(c) for c, _ in item.typed], paper["title"], paper["abstract"])
+        own = system_names(paper["title"], paper["abstract"] or "")
+        gated = [gate(c, own) for c, _ in item.typed]
+        claims = mark_headlines(gated, paper["title"], paper["abstract"] or "")
         setup = setup_names(store.chunks_of(ctx.conn, paper["id"]), aliases)
         claims = [with_setup(c, setup) for c in claims]
         store.save_claims(ctx.conn, item.paper["id"], claims, item.key, ctx.run_id, item.quick)

@@ -25,8 +25,9 @@ from pathlib import Path
 from rich.console import Console
 
 from frontier.commands.curate import curate_workspace
+from frontier.curate.context import Context
 from frontier.curate.scope import scope_lines
-from frontier.curate.steps import Context, triage_step
+from frontier.curate.steps.triage import triage_step
 from frontier.curate.vectors import embed_texts, ensure_paper_vectors
 from frontier.intake.expand import expand_paths
 from frontier.intake.run import ingest_plan

@@ -27,24 +27,22 @@ from synthetic_papers import PaperPlan, claims_for, plan_papers, write_fulltext
 from synthetic_text import DIM, VectorSource, WordSource
 
 from frontier.config import Settings
-from frontier.curate.counted import counted_relations
-from frontier.curate.entries_step import entity_names, entry_key, relations_for_entry
-from frontier.curate.entries_step import verified_claims as stored_verified_claims
+from frontier.curate.context import Context
 from frontier.curate.entry import headline_numbers, why_it_matters
 from frontier.curate.relations import entity_relations
-from frontier.curate.run import vectors_quick_key
 from frontier.curate.scope import scope_lines
-from frontier.curate.steps import (
-    Context,
-    claims_key,
-    claims_quick_key,
+from frontier.curate.steps.claims import claims_key, claims_quick_key, entity_aliases
+from frontier.curate.steps.entries import entity_names, entry_key, relations_for_entry
+from frontier.curate.steps.entries import verified_claims as stored_verified_claims
+from frontier.curate.steps.firsts import counted_relations
+from frontier.curate.steps.relations import (
     relation_items,
     relations_base_key,
     relations_key,
     relations_quick_key,
-    triage_key,
-    triage_scope_key,
 )
+from frontier.curate.steps.triage import triage_key, triage_scope_key
+from frontier.curate.steps.vectors import vectors_quick_key
 from frontier.curate.vectors import embed_texts, paper_text
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import MODEL_NAME, load_embedder, vector_to_blob
@@ -130,6 +128,7 @@ class _Writer:
         self.scope_key = triage_scope_key(settings, self.triage_tag)
         self.claim_tag = load_prompt("claim").tag
         self.claim_limit = settings.curate.max_claims_per_paper
+        self.aliases = entity_aliases(settings)
         self.relations_base = relations_base_key(
             relation_items(conn, settings), settings, load_prompt("relate").tag
         )
@@ -156,8 +155,8 @@ class _Writer:
         self._vectors(plan, vector, title, abstract)
         self._triage(plan, row, stamp)
         if plan.topic:
-            chunk_key = claims_key(chunk_rows, self.claim_tag, self.claim_limit)
-            quick = claims_quick_key(version, self.claim_tag, self.claim_limit)
+            chunk_key = claims_key(chunk_rows, self.claim_tag, self.claim_limit, self.aliases)
+            quick = claims_quick_key(version, self.claim_tag, self.claim_limit, self.aliases)
             self._claims(plan, claims, chunk_key, stamp, quick)
             # mentions from the first pages only: scanning every page costs a third of the build
             found = entity_relations(self.settings.entities, title, abstract, pages[:2])

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from frontier.curate.context import Context
 from frontier.curate.scope import scope_lines
-from frontier.curate.steps import Context, triage_step
+from frontier.curate.steps.triage import triage_step
 from frontier.curate.vectors import embed_texts, ensure_paper_vectors
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import load_embedder

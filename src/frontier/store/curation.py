@@ -242,3 +242,40 @@ def all_relations(conn: sqlite3.Connection) -> list[dict[str, Any]]:
         "ORDER BY r.paper_id, r.topic, r.kind, r.target"
     )
     return [dict(row) for row in rows]
+
+
+def tracked_names(conn: sqlite3.Connection) -> dict[str, str]:
+    """'entity:slug', 'gap:id' and 'conflict:id' to the name or text a reader knows them by."""
+    names = {
+        f"entity:{slug}": name for slug, name in conn.execute("SELECT slug, name FROM entities")
+    }
+    names |= {f"gap:{i}": text for i, text in conn.execute("SELECT id, text FROM gaps")}
+    names |= {f"conflict:{i}": text for i, text in conn.execute("SELECT id, text FROM conflicts")}
+    return names
+
+
+def entity_targets(conn: sqlite3.Connection, paper_id: str) -> list[str]:
+    """The tracked entities the paper names."""
+    rows = conn.execute(
+        "SELECT DISTINCT target FROM relations WHERE paper_id = ? AND kind = 'entity' "
+        "ORDER BY target",
+        (paper_id,),
+    )
+    return [row[0] for row in rows]
+
+
+def verified_units(conn: sqlite3.Connection, paper_id: str) -> list[str]:
+    """The units of the paper's verified claims."""
+    rows = conn.execute(
+        "SELECT DISTINCT unit FROM claims WHERE paper_id = ? AND verified = 1 ORDER BY unit",
+        (paper_id,),
+    )
+    return [row[0] for row in rows]
+
+
+def fresh_llm_calls(conn: sqlite3.Connection, run_id: int) -> int:
+    """Model calls the run made (answers from the cache not counted)."""
+    row = conn.execute(
+        "SELECT COUNT(*) FROM llm_calls WHERE run_id = ? AND cache_hit = 0", (run_id,)
+    ).fetchone()
+    return int(row[0])

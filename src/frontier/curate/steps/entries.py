@@ -6,9 +6,9 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+from frontier.curate.context import Context
 from frontier.curate.entry import CHECK_VERSION, WhatItIs, entry_text, what_it_is
 from frontier.curate.relations import Relation
-from frontier.curate.steps import Context
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
 from frontier.store import curation as store
@@ -20,12 +20,7 @@ def verified_claims(conn: sqlite3.Connection, paper_id: str) -> list[Claim]:
 
 
 def entity_names(conn: sqlite3.Connection) -> dict[str, str]:
-    names = {
-        f"entity:{slug}": name for slug, name in conn.execute("SELECT slug, name FROM entities")
-    }
-    names |= {f"gap:{i}": text for i, text in conn.execute("SELECT id, text FROM gaps")}
-    names |= {f"conflict:{i}": text for i, text in conn.execute("SELECT id, text FROM conflicts")}
-    return names
+    return store.tracked_names(conn)
 
 
 def relations_for_entry(conn: sqlite3.Connection, paper_id: str, topic: str) -> list[Relation]:
@@ -86,3 +81,6 @@ async def entries_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             ctx.conn, paper["id"], topic, text, what.by, prompt.tag, ctx.run_id, key, what.text
         )
         ctx.bump("entries")
+
+
+run = entries_step

@@ -6,8 +6,8 @@ import sqlite3
 
 import numpy as np
 
+from frontier.curate.context import Context
 from frontier.curate.relations import Relation
-from frontier.curate.steps import Context
 from frontier.store import curation as store
 
 # unit families whose first verified figure in the KB is worth saying
@@ -58,10 +58,7 @@ def _firsts(
     names: dict[str, str],
 ) -> list[Relation]:
     found = []
-    for (slug,) in conn.execute(
-        "SELECT DISTINCT target FROM relations WHERE paper_id = ? AND kind = 'entity' ORDER BY target",
-        (paper_id,),
-    ):
+    for slug in store.entity_targets(conn, paper_id):
         if slug not in seen_entities:
             seen_entities.add(slug)
             found.append(
@@ -71,10 +68,7 @@ def _firsts(
                     f"the first source in this KB naming {names.get(slug, slug)}",
                 )
             )
-    for (unit,) in conn.execute(
-        "SELECT DISTINCT unit FROM claims WHERE paper_id = ? AND verified = 1 ORDER BY unit",
-        (paper_id,),
-    ):
+    for unit in store.verified_units(conn, paper_id):
         family = _FAMILIES.get(unit)
         if family and family not in seen_families:
             seen_families.add(family)
@@ -92,3 +86,7 @@ def _nearest_in_scope(ctx: Context, paper_id: str, topic: str) -> str | None:
         return None
     sims = ctx.line_vectors[indices] @ ctx.vectors[paper_id]
     return ctx.lines[indices[int(np.argmax(sims))]].text
+
+
+async def run(ctx: Context, papers: list[sqlite3.Row]) -> None:
+    counted_relations(ctx, papers)

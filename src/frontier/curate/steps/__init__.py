@@ -1,0 +1,28 @@
+"""The curation steps, in the order `frontier curate` runs them. Each is incremental (a paper is
+redone only when what the step depends on changed) and is a module with `run(ctx, papers)`: a new
+step is a module here and a row in STEPS."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from frontier.curate.context import Context
+from frontier.curate.steps import claims, entries, firsts, relations, triage, vectors
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    run: Callable[[Context, list[sqlite3.Row]], Awaitable[None]]
+
+
+STEPS = [
+    Step("triage", triage.run),
+    Step("chunk vectors", vectors.run),
+    Step("claims", claims.run),
+    Step("relations", relations.run),
+    Step("firsts and coverage", firsts.run),
+    Step("entries", entries.run),
+]

@@ -1,0 +1,144 @@
+"""Triage step: each paper into the topic whose scope fits it, or out of the field."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from frontier.config import Settings
+from frontier.curate.context import Context
+from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
+from frontier.curate.triage import Decision, decide_by_embedding, decide_by_llm, shortlist
+from frontier.llm.prompts import load_prompt
+from frontier.llm.records import LLMFailure
+from frontier.store import curation as store
+
+
+def _gap_vectors(ctx: Context, rows: list[sqlite3.Row]) -> np.ndarray:
+    return ctx.embed([row["text"] for row in rows])
+
+
+def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
+    """What every triage decision depends on besides the paper: topics, thresholds, prompt."""
+    return store.digest(
+        [t.model_dump() for t in settings.topics], settings.curate.model_dump(), prompt_tag
+    )
+
+
+def triage_key(scope_key: str, paper: Mapping[str, Any]) -> str:
+    return store.digest(
+        scope_key, paper["title"], paper["abstract"], paper["source"], paper["published"]
+    )
+
+
+async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
+    prompt = load_prompt("triage")
+    scope_key = triage_scope_key(ctx.settings, prompt.tag)
+    todo = []
+    for paper in papers:
+        key = triage_key(scope_key, paper)
+        if store.step_hash(ctx.conn, paper["id"], "triage") != key:
+            todo.append((paper, key))
+    gaps = store.open_items(ctx.conn, "gaps")
+    gap_vectors = _gap_vectors(ctx, gaps)
+    ambiguous = []
+    for paper, key in todo:
+        sims = ctx.line_vectors @ ctx.vectors[paper["id"]]
+        text = f"{paper['title']}. {paper['abstract'] or ''}"
+        decision = decide_by_embedding(sims, ctx.lines, ctx.settings.curate, text)
+        if decision is None:
+            ambiguous.append((paper, key, *shortlist(sims, ctx.lines, ctx.settings.curate)))
+        else:
+            _save_decision(ctx, paper, key, decision, gaps, gap_vectors)
+
+    async def judge(item: tuple[sqlite3.Row, str, list[ScopeLine], list[str]]) -> Decision:
+        paper, _, near, destinations = item
+        return await decide_by_llm(
+            ctx.llm,
+            prompt,
+            ctx.settings.field.name,
+            near,
+            destinations,
+            paper["title"],
+            paper["abstract"] or "",
+        )
+
+    results = await ctx.bounded(ambiguous, judge, "triage")
+    for (paper, key, _, _), result in zip(ambiguous, results, strict=True):
+        if isinstance(result, LLMFailure):
+            ctx.failures.append((paper["id"], "triage", str(result)))
+        else:
+            _save_decision(ctx, paper, key, result, gaps, gap_vectors)
+
+
+def _save_decision(
+    ctx: Context,
+    paper: sqlite3.Row,
+    key: str,
+    decision: Decision,
+    gaps: list[sqlite3.Row],
+    gap_vectors: np.ndarray,
+) -> None:
+    boundary = False
+    if decision.destination != OUT_OF_FIELD and _outside_window(ctx, paper, decision.destination):
+        boundary, decision = _boundary(ctx, paper, decision, gaps, gap_vectors)
+    ctx.bump(f"triage:{decision.stage}")
+    row = {
+        "topic": decision.destination,
+        "stage": decision.stage,
+        "reason": decision.reason,
+        "scope_line": decision.scope_line,
+        "score": round(decision.score, 4),
+        "boundary": boundary,
+        "model": decision.model,
+        "prompt_version": decision.prompt_version,
+    }
+    store.save_triage(ctx.conn, paper["id"], [row], key, ctx.run_id)
+
+
+def _outside_window(ctx: Context, paper: sqlite3.Row, topic: str) -> bool:
+    """The window bounds automatic intake (arXiv discovery), not what a user adds by hand."""
+    if paper["source"] != "arxiv" or not paper["published"]:
+        return False
+    window = ctx.settings.topic(topic).window_days
+    return dt.date.fromisoformat(paper["published"][:10]) < dt.date.today() - dt.timedelta(
+        days=window
+    )
+
+
+def _boundary(
+    ctx: Context,
+    paper: sqlite3.Row,
+    decision: Decision,
+    gaps: list[sqlite3.Row],
+    gap_vectors: np.ndarray,
+) -> tuple[bool, Decision]:
+    """Outside the window: kept only when it strongly matches an open gap of the topic."""
+    window = ctx.settings.topic(decision.destination).window_days
+    own = [i for i, gap in enumerate(gaps) if gap["topic"] == decision.destination]
+    if own:
+        sims = gap_vectors[own] @ ctx.vectors[paper["id"]]
+        best = int(np.argmax(sims))
+        if float(sims[best]) >= ctx.settings.curate.gap_similarity + 0.1:
+            gap = gaps[own[best]]
+            decision.reason += (
+                f"; outside the {window}-day window, taken as a boundary case for "
+                f'the open gap "{gap["text"]}"'
+            )
+            return True, decision
+    return False, Decision(
+        OUT_OF_FIELD,
+        decision.stage,
+        f"outside the {window}-day discovery window of {decision.destination}",
+        decision.scope_line,
+        decision.score,
+        decision.model,
+        decision.prompt_version,
+    )
+
+
+run = triage_step

@@ -222,7 +222,9 @@ def system_names(title: str, abstract: str = "") -> list[str]:
     lead = title.split(":", 1)[0].strip()
     if ":" in title and len(lead.split()) <= 3:
         names.append(lead)
-    names += _COINED.findall(title)
+    words = title.split()
+    shouting = sum(w.isupper() for w in words) > 0.6 * len(words)  # an all-capitals title
+    names += [] if shouting else _COINED.findall(title)
     for phrase in _INTRODUCES.findall(abstract):
         names += _COINED.findall(phrase)
     common = re.compile(r"(?:LLM|GPU|CPU|TPU|KV|AI|ML|NLP|API|MoE|DNN|RAG)s?", re.IGNORECASE)

@@ -60,28 +60,32 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-2"
+CHECK_VERSION = "entry-check-3"
 _POINTER = re.compile(r"^(?:This|It|These|They|Its|Their|Such|The (?:method|approach|system))\b")
 _THE_WORK = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.IGNORECASE)
 
 
 def checked_model_text(text: str, title: str, abstract: str) -> str:
-    """The model's sentences that the title and abstract bear out, at most two: each borne out
-    by a sentence about the work itself (not the field's background), none with a number
-    (numbers come from typed claims), none restating the title, and the first not pointing back
-    at something unnamed ('This allows …')."""
+    """The model's sentences that the abstract bears out, at most two: each borne out by the
+    abstract's sentences about the work itself (not the field's background), a whole sentence
+    (ending as one), none with a number (numbers come from typed claims), none restating the
+    title, and the first not pointing back at something unnamed ('This allows …')."""
     names = system_names(title, abstract)
+    about = [s for s in sentences_of(abstract) if _about_the_work(s, names)]
+    source = " ".join([title, *about])
     kept: list[str] = []
     for sentence in sentences_of(text):
-        if _DIGIT.search(sentence) or restates_title(sentence, title):
+        if _DIGIT.search(sentence) or restates_title(sentence, title) or sentence[-1] not in ".!?":
             continue
         if not kept and _POINTER.match(sentence):
             continue
-        found = support(sentence, f"{title}. {abstract}")
-        about_the_work = _THE_WORK.search(found.source) or any(n in found.source for n in names)
-        if found.supported and about_the_work:
+        if support(sentence, source).supported:
             kept.append(sentence)
     return " ".join(kept[:2])
+
+
+def _about_the_work(sentence: str, names: list[str]) -> bool:
+    return bool(_THE_WORK.search(sentence)) or any(n in sentence for n in names)
 
 
 def contribution_sentences(title: str, abstract: str) -> str:

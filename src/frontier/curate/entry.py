@@ -20,7 +20,7 @@ from frontier.store.claims import Claim
 _DIGIT = re.compile(r"\d")
 _WHO = (
     r"\b(?:we|this (?:paper|work)|our (?:work|paper|approach|system|method))\s+"
-    r"(?:\w+ly\s+|(?:\w+\s+){1,5}and\s+)?"
+    r"(?:\w+ly\s+|(?:[\w,]+\s+){1,5}and\s+)?"
 )
 _CONTRIBUTION = re.compile(
     _WHO + r"(?:propose|present|introduce|build|design|develop|describe|devise|offer)s?\b",
@@ -60,7 +60,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-3"
+CHECK_VERSION = "entry-check-4"
 _POINTER = re.compile(r"^(?:This|It|These|They|Its|Their|Such|The (?:method|approach|system))\b")
 _THE_WORK = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.IGNORECASE)
 

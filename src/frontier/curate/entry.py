@@ -37,6 +37,7 @@ _LEAD_IN = re.compile(
     r"motivated by [^,]{0,80},\s*|inspired by [^,]{0,80},\s*|accordingly,\s*)+",
     re.IGNORECASE,
 )
+_PROCESS = re.compile(r"(?:computation|inference|decoding|generation|prefill|training)s?$", re.I)
 TITLE_OVERLAP = 0.7  # share of a sentence's content words that the title holds: a restatement
 
 
@@ -129,8 +130,10 @@ def phrase_claim(claim: Claim) -> str:
         text = f"{metric} {value}" + (f" (vs {baseline})" if baseline else "")
     elif re.search(r"faster|slower", metric, re.IGNORECASE):
         text = f"{value} {metric}" + (f" than {baseline}" if baseline else "")
-    elif re.search(r"speed-?ups?|improvements?|gains?|savings?", metric, re.IGNORECASE):
+    elif re.search(r"speed-?ups?|improvements?|gains?|savings?|acceleration", metric, re.I):
         text = f"{value} {metric}" + (f" over {baseline}" if baseline else "")
+    elif claim.direction == "higher" and _PROCESS.search(metric):
+        text = f"{value} faster {metric}" + (f" than {baseline}" if baseline else "")
     elif claim.direction:
         text = f"{value} {claim.direction} {metric}" + (f" than {baseline}" if baseline else "")
     else:

@@ -326,7 +326,10 @@ def _clause(sentence: str, value: Span, values: list[Span]) -> Span:
     return Span(sentence[left:right], left, right)
 
 
-_BREAK = re.compile(r",|;|\band\b|\bor\b|\bwhile\b|\bwhereas\b")
+_BREAK = re.compile(
+    r",|;|\band\b|\bor\b|\bwhile\b|\bwhereas\b|\bwhich\b|\bachieving\b|\breaching\b|"
+    r"\bresulting in\b|\bleading to\b"
+)
 
 
 def _last_break(text: str) -> int:

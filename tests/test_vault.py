@@ -371,7 +371,7 @@ def test_entity_and_source_pages(seeded: Path) -> None:
         "|  | metric | value | direction | baseline | model | hardware | page | quote |",
         "[vLLM](../entities/vllm.md)",
         "[Gap 1: serving long contexts without the KV cache dominating memory](../topics/serving/frontier.md)",
-        "_Written by smollm2-135m, prompt entry@1._",
+        "_What it is: written by smollm2-135m, prompt entry@1, checked against the abstract._",
     ):
         assert expected in source, expected
     untriaged = _read(seeded, "sources/2402.00002.md")

@@ -38,6 +38,7 @@ _LEAD_IN = re.compile(
     re.IGNORECASE,
 )
 _PROCESS = re.compile(r"(?:computation|inference|decoding|generation|prefill|training)s?$", re.I)
+QUOTED = "abstract"  # an entry's model when code quoted the abstract's contribution sentence
 TITLE_OVERLAP = 0.7  # share of a sentence's content words that the title holds: a restatement
 
 
@@ -48,7 +49,7 @@ class EntryText(BaseModel):
 @dataclass(frozen=True)
 class WhatItIs:
     text: str
-    by: str  # the model that phrased it, or "abstract" when code quoted the abstract
+    by: str  # the model that phrased it, or QUOTED when code quoted the abstract
 
 
 def restates_title(sentence: str, title: str) -> bool:
@@ -205,7 +206,7 @@ async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: di
         kept = checked_model_text(answer.value.what_it_is, title, abstract)
         if kept:
             return WhatItIs(kept, answer.result.model)
-    return WhatItIs(contribution_sentences(title, abstract), "abstract")
+    return WhatItIs(contribution_sentences(title, abstract), QUOTED)
 
 
 def entry_text(what: WhatItIs, claims: list[Claim], relations: list[Relation], names: dict) -> str:

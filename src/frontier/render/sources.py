@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from frontier.curate.entry import QUOTED
 from frontier.render.common import (
     Context,
     bullets,
@@ -18,7 +19,7 @@ from frontier.render.common import (
     text,
     value_with_unit,
 )
-from frontier.store.kb import Claim, EntityInfo, Paper, Relation
+from frontier.store.kb import Claim, EntityInfo, Entry, Paper, Relation
 
 CLAIM_HEADERS = [
     "",
@@ -105,6 +106,17 @@ def _topics(ctx: Context, here: str, paper: Paper) -> list[str]:
     return bullets(items, "Not triaged yet.")
 
 
+def entry_origin(entry: Entry) -> str:
+    """Who wrote an entry's what-it-is: the model (with its prompt) or code quoting the abstract;
+    the numbers and relations after it are always code's."""
+    run = f", run {entry.run_id}" if entry.run_id is not None else ""
+    if entry.model == QUOTED:
+        return f"What it is: quoted from the abstract by code; numbers and relations by code{run}"
+    prompt = f", prompt {text(entry.prompt_version)}" if entry.prompt_version else ""
+    model = f" by {text(entry.model)}" if entry.model else ""
+    return f"What it is: written{model}{prompt}, checked against the abstract{run}"
+
+
 def _entries(ctx: Context, here: str, paper: Paper) -> list[str]:
     entries = ctx.kb.entries_of(paper.id)
     if not entries:
@@ -112,12 +124,7 @@ def _entries(ctx: Context, here: str, paper: Paper) -> list[str]:
     lines: list[str] = []
     for entry in entries:
         lines += [f"**{ctx.topic_link(entry.topic, here)}**", "", para(entry.text), ""]
-        origin = [f"by {text(entry.model)}" if entry.model else ""]
-        origin.append(f"prompt {text(entry.prompt_version)}" if entry.prompt_version else "")
-        origin.append(f"run {entry.run_id}" if entry.run_id is not None else "")
-        shown = [part for part in origin if part]
-        if shown:
-            lines += [f"_Written {', '.join(shown)}._", ""]
+        lines += [f"_{entry_origin(entry)}._", ""]
     return lines[:-1]
 
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from frontier.curate.claims import system_names
 from frontier.curate.relations import Relation
+from frontier.curate.spans import propose
 from frontier.curate.support import content_stems, sentences_of, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
@@ -34,7 +35,8 @@ _STUDY = re.compile(
 _LEAD_IN = re.compile(
     r"^(?:(?:in|with) this (?:paper|work),?\s*|to (?:address|tackle|solve|overcome|bridge|fill)"
     r"[^,]{0,80},\s*|to this end,\s*|here,?\s*|therefore,?\s*|thus,?\s*|hence,?\s*|"
-    r"motivated by [^,]{0,80},\s*|inspired by [^,]{0,80},\s*|accordingly,\s*)+",
+    r"motivated by [^,]{0,80},\s*|inspired by [^,]{0,80},\s*|accordingly,\s*|"
+    r"for th(?:is|ese) reasons?,\s*|in response,\s*|as a result,\s*|instead,\s*)+",
     re.IGNORECASE,
 )
 _PROCESS = re.compile(r"(?:computation|inference|decoding|generation|prefill|training)s?$", re.I)
@@ -62,7 +64,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-4"
+CHECK_VERSION = "entry-check-5"
 _POINTER = re.compile(r"^(?:This|It|These|They|Its|Their|Such|The (?:method|approach|system))\b")
 _THE_WORK = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.IGNORECASE)
 
@@ -106,7 +108,7 @@ def contribution_sentences(title: str, abstract: str) -> str:
             if (
                 says_what(sentence)
                 and not restates_title(sentence, title)
-                and not _DIGIT.search(sentence)
+                and not propose(sentence)
             ):
                 return _with_explanation(_capitalised(_LEAD_IN.sub("", sentence)), sentences, i)
     return ""
@@ -116,7 +118,7 @@ def _with_explanation(text: str, sentences: list[str], i: int) -> str:
     """The next sentence too when it explains the first ('It …', 'The key idea …')."""
     follow = sentences[i + 1] if i + 1 < len(sentences) else ""
     explains = re.match(r"(?:It|This|Our|The (?:key|core|main) idea)\b", follow)
-    explains = explains and not _DIGIT.search(follow)
+    explains = explains and not propose(follow)
     return f"{text} {follow}" if explains and len(text) + len(follow) <= 420 else text
 
 

@@ -28,9 +28,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VLLM_TITLE = "Efficient Memory Management for Large Language Model Serving with PagedAttention"
-ANSWER = (
-    "vLLM keeps the KV cache in fixed-size blocks [1] <script>alert(document.title)</script> [42]."
+# a sentence its source bears out (so the check keeps it), with markup that must stay text
+SAID = (
+    "The PagedAttention algorithm allows the KV blocks to be stored in non-contiguous physical "
+    "memory, which enables more flexible paged memory management in vLLM"
 )
+ANSWER = f"{SAID} [1] <script>alert(document.title)</script> [42]."
 
 
 def chromium_path() -> str:
@@ -190,10 +193,7 @@ def test_ask_and_open_a_map(
         page.get_by_role("button", name="Ask").click()
         page.wait_for_selector("#answer")
         answer = reader.text("#answer p.answer")
-        assert (
-            answer
-            == "vLLM keeps the KV cache in fixed-size blocks [1] <script>alert(document.title)</script>."
-        )
+        assert answer == f"{SAID} [1] <script>alert(document.title)</script>."
         assert page.locator("#draft").is_hidden() and "[42]" in reader.text("p.removed")
         cite = page.locator("#answer p.answer a.cite")
         assert cite.count() == 1 and cite.inner_text() == "[1]"

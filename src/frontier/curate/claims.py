@@ -231,7 +231,7 @@ def system_names(title: str, abstract: str = "") -> list[str]:
     return list(dict.fromkeys(n for n in names if len(n) >= 3 and not common.fullmatch(n)))
 
 
-def _result_key(claim: Claim) -> tuple[tuple[str, ...], str]:
+def result_key(claim: Claim) -> tuple[tuple[str, ...], str]:
     """A result by its numbers and unit: the same result restated in the abstract, the
     introduction and the conclusion has one key."""
     return tuple(re.findall(r"\d+(?:\.\d+)?", claim.value_text)), claim.unit
@@ -253,19 +253,20 @@ def mark_headlines(
     or baseline, ranked by where they stand and what they say. Every restatement of a chosen
     result is marked too; pages show each result once."""
     names = system_names(title, abstract)
-    ranked = sorted(
-        (c for c in claims if c.verified and c.metric and _says_a_result(c, names)),
-        key=lambda c: -headline_score(c, names),
-    )
+    scored = [
+        (headline_score(c, names), c)
+        for c in claims
+        if c.verified and c.metric and _says_a_result(c, names)
+    ]
     chosen: list[tuple[tuple[str, ...], str]] = []
-    for claim in ranked:
-        key = _result_key(claim)
-        if key in chosen or headline_score(claim, names) < HEADLINE_FLOOR:
+    for score, claim in sorted(scored, key=lambda pair: -pair[0]):
+        key = result_key(claim)
+        if key in chosen or score < HEADLINE_FLOOR:
             continue
         chosen.append(key)
         if len(chosen) == limit:
             break
     return [
-        replace(c, headline=c.verified and bool(c.metric) and _result_key(c) in chosen)
+        replace(c, headline=c.verified and bool(c.metric) and result_key(c) in chosen)
         for c in claims
     ]

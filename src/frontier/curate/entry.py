@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from frontier.curate.claims import system_names
+from frontier.curate.claims import result_key, system_names
 from frontier.curate.relations import Relation
 from frontier.curate.spans import propose
 from frontier.curate.support import content_stems, sentences_of, support
@@ -158,7 +158,7 @@ def one_per_result(claims: list[Claim]) -> list[Claim]:
     seen: set[tuple[tuple[str, ...], str]] = set()
     kept = []
     for claim in claims:
-        key = (tuple(re.findall(r"\d+(?:\.\d+)?", claim.value_text)), claim.unit)
+        key = result_key(claim)
         if key not in seen:
             seen.add(key)
             kept.append(claim)

@@ -159,6 +159,9 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
     for value, numbers, unit in values:
         clause = _clause(sentence, value, [v for v, _, _ in values])
         direction, cue = _direction(sentence, value, clause)
+        metrics, baselines, open_metrics, open_baselines = _metrics_and_baselines(
+            sentence, value, clause
+        )
         proposals.append(
             Proposal(
                 value,
@@ -166,10 +169,12 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
                 unit,
                 direction,
                 cue,
-                *_metrics_and_baselines(sentence, value, clause)[:2],
+                metrics,
+                baselines,
                 _nearest_first(models, value, clause),
                 _nearest_first(hardware, value, clause),
-                *_metrics_and_baselines(sentence, value, clause)[2:],
+                open_metrics,
+                open_baselines,
             )
         )
     _inherit_from_parallel(sentence, proposals)

@@ -58,6 +58,7 @@ class _PaperClaims:
     key: str
     quick: str
     typed: list[tuple[Claim, Proposal]]
+    setup: dict[str, tuple[str, int]]  # model and hardware the setup section names
 
 
 def _type_paper(
@@ -102,7 +103,9 @@ async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
         chunks = store.chunks_of(ctx.conn, paper["id"])
         key = claims_key(chunks, prompt.tag, limit, aliases)
         if stamps.changed(paper["id"], quick, key):
-            todo.append(_PaperClaims(paper, key, quick, _type_paper(ctx, paper, chunks)))
+            typed = _type_paper(ctx, paper, chunks)
+            setup = setup_names(chunks, aliases)
+            todo.append(_PaperClaims(paper, key, quick, typed, setup))
     stamps.flush()
 
     async def choose(job: tuple[_PaperClaims, int]) -> Claim:
@@ -126,8 +129,7 @@ async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
         own = system_names(paper["title"], paper["abstract"] or "")
         gated = [gate(c, own) for c, _ in item.typed]
         claims = mark_headlines(gated, paper["title"], paper["abstract"] or "")
-        setup = setup_names(store.chunks_of(ctx.conn, paper["id"]), aliases)
-        claims = [with_setup(c, setup) for c in claims]
+        claims = [with_setup(c, item.setup) for c in claims]
         store.save_claims(ctx.conn, item.paper["id"], claims, item.key, ctx.run_id, item.quick)
         ctx.bump("claims", len(claims))
         ctx.bump("claims:verified", sum(c.verified for c in claims))

@@ -80,6 +80,7 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
         found = entity_relations(entities, paper["title"], abstract, pages)
         sims = item_vectors @ ctx.vectors[paper["id"]] if items else np.zeros(0)
         units = paper_sentences(abstract, pages)
+        page_texts = dict(pages)
         candidates = []
         for i, item in enumerate(items):
             if sims[i] < ctx.settings.curate.gap_similarity:
@@ -87,7 +88,7 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             if item[0] != "thesis" and item[2] not in topics:
                 continue
             evidence = find_evidence(item[3], item_vectors[i], units, ctx.embed)
-            if evidence and evidence_on_page(evidence, abstract, dict(pages)):
+            if evidence and evidence_on_page(evidence, abstract, page_texts):
                 candidates.append((item, evidence))
 
         async def confirm(

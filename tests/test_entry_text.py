@@ -10,6 +10,7 @@ from frontier.curate.entry import (
     phrase_claim,
     restates_title,
 )
+from frontier.curate.relations import checked_how
 from frontier.curate.support import support
 from frontier.store.claims import Claim
 
@@ -89,3 +90,11 @@ def test_model_text_about_the_field_or_pointing_back_is_not_kept() -> None:
     assert checked_model_text(background, TITLE, ABSTRACT) == ""  # the field, not the work
     pointer = "It reuses blocks of common prefixes without copying them."
     assert checked_model_text(pointer, TITLE, ABSTRACT) == ""  # 'It' names nothing yet
+
+
+def test_a_relations_how_is_one_whole_sentence_borne_out_without_numbers() -> None:
+    evidence = "QuillServe stores keys and values in fixed-size blocks shared across requests."
+    kept = "QuillServe stores keys and values in blocks shared across requests."
+    assert checked_how(kept, evidence, ABSTRACT) == kept
+    assert checked_how("2.5xgains in throughput over TurboServe", evidence, ABSTRACT) == ""
+    assert checked_how("It uses a learned router trained on chat logs.", evidence, ABSTRACT) == ""

@@ -116,9 +116,11 @@ def evidence_on_page(evidence: Evidence, abstract: str, pages: dict[int, str]) -
 
 
 def checked_how(how: str, evidence: str, abstract: str) -> str:
-    """The model's sentence, when the evidence and the abstract bear it out; else nothing."""
+    """The model's sentence, when it is one whole sentence with no number (numbers come from
+    typed claims) and the evidence and the abstract bear it out; else nothing."""
     how = " ".join(how.split()).strip()
-    if len(how) < 20:
+    whole = len(how) >= 20 and how[0].isupper() and how[-1] in ".!?"
+    if not whole or re.search(r"\d", how):
         return ""
     return how if support(how, f"{evidence} {abstract}").supported else ""
 

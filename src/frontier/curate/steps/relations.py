@@ -36,6 +36,10 @@ def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[s
     )
 
 
+# part of every paper's relations key: a change in how code finds or checks evidence redoes it
+EVIDENCE_VERSION = "evidence-2"
+
+
 def relations_base_key(
     items: list[tuple[str, str, str, str]], settings: Settings, prompt_tag: str
 ) -> str:
@@ -43,6 +47,7 @@ def relations_base_key(
         items,
         [e.model_dump() for e in settings.entities],
         prompt_tag,
+        EVIDENCE_VERSION,
         settings.curate.gap_similarity,
     )
 

@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REPO, run_cli
+from helpers import REPO, SERVER_PROCESS, run_cli
 
 pytestmark = pytest.mark.slow
 
 
 def _servers() -> set[int]:
-    out = subprocess.run(["pgrep", "-f", "llama_cpp.server"], capture_output=True, text=True).stdout
+    out = subprocess.run(["pgrep", "-f", SERVER_PROCESS], capture_output=True, text=True).stdout
     return {int(pid) for pid in out.split()}
 
 

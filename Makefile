@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The embedded model server is llama.cpp's llama-server, compiled from the llama.cpp sources
 # vendored in this pinned llama-cpp-python sdist: portable (not tuned to this CPU), shared
-# libraries, no web UI and nothing downloaded at build time. About 7 minutes on 2 cores the
+# libraries, no web UI and nothing downloaded at build time. About 8 minutes on 2 idle cores the
 # first time; the compiled server is cached (see scripts/build-llama-server.sh) after that.
 LLAMA_CPP_PYTHON  := 0.3.36
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \

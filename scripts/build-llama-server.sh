@@ -19,7 +19,11 @@ cmake_args=(
   -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON
   "$@"
 )
-key=$(printf '%s\n' "$version" "${cmake_args[@]}" | sha256sum | cut -c1-12)
+# JSON replies without layout: the grammar llama-server builds from a JSON schema lets the
+# model put newlines and up to 20 spaces between tokens, and a small model indents every level
+# (twice the tokens, and replies cut off at max_tokens); llama-cpp-python's allowed one space
+grammar_space='s|^const std::string SPACE_RULE = .*$|const std::string SPACE_RULE = "\\" \\"?";|'
+key=$(printf '%s\n' "$version" "${cmake_args[@]}" "$grammar_space" | sha256sum | cut -c1-12)
 cache=${FRONTIER_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/frontier}/llama-server-$version-$key
 
 if [ ! -x "$cache/bin/llama-server" ]; then
@@ -28,6 +32,9 @@ if [ ! -x "$cache/bin/llama-server" ]; then
   "$venv/bin/python" -m pip download --quiet --no-deps --no-binary :all: \
     "llama-cpp-python==$version" -d "$work"
   tar -xzf "$work/llama_cpp_python-$version.tar.gz" -C "$work"
+  grammar="$work/llama_cpp_python-$version/vendor/llama.cpp/common/json-schema-to-grammar.cpp"
+  sed -i "$grammar_space" "$grammar"
+  grep -q '^const std::string SPACE_RULE = "\\" \\"?";' "$grammar"
   cmake -S "$work/llama_cpp_python-$version/vendor/llama.cpp" -B "$work/build" \
     "${cmake_args[@]}" >"$work/configure.log" || { cat "$work/configure.log"; exit 1; }
   cmake --build "$work/build" --target llama-server -j "$(nproc)" >"$work/build.log" \

@@ -82,8 +82,8 @@ def server_binary(configured: str = "") -> Path:
 
 def default_threads() -> int:
     """Generation threads: every core but one, so the command driving the server (embedding,
-    parsing, checking replies) keeps a core; ggml's threads spin while they wait, and a
-    thread that loses its core stalls the whole batch."""
+    parsing, checking replies) keeps a core; ggml's threads meet at every step, and one that
+    loses its core stalls the whole batch."""
     return max(1, (os.cpu_count() or 1) - 1)
 
 

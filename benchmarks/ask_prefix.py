@@ -3,9 +3,9 @@ tokens the server evaluated (the prompt tokens less the cached ones it reports, 
 ledger) against the bundle plus the questions (counted with the server's tokenizer).
 Target: evaluated <= 1.2 x (bundle + questions).
 
-Two ways of asking them: one after another (follow-ups, as the ask page sends them), and as
-`frontier ask Q1 Q2 ...` sends them (the first alone, then the rest at once, up to
-max_in_flight): there each slot that takes a question evaluates the bundle once.
+Two ways of asking them: one after another, as `frontier ask Q1 Q2 ...` and the ask page send
+them, and together (the first alone, then the rest at once, up to max_in_flight): there each
+slot that takes a question evaluates the bundle once.
 
     python benchmarks/ask_prefix.py [--workspace DIR]
 """
@@ -48,7 +48,7 @@ async def in_sequence(ask: Callable[[str], Awaitable[Answer]], questions: list[s
         await ask(question)
 
 
-async def as_ask_sends_them(
+async def together(
     ask: Callable[[str], Awaitable[Answer]], questions: list[str], limit: int
 ) -> None:
     await warm_then_bounded(questions, ask, limit)
@@ -70,7 +70,7 @@ def run_once(
             if way == "in sequence":
                 await in_sequence(ask, questions)
             else:
-                await as_ask_sends_them(ask, questions, settings.max_in_flight)
+                await together(ask, questions, settings.max_in_flight)
 
     started = time.perf_counter()
     asyncio.run(run())
@@ -103,7 +103,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         ws = build_workspace(args.workspace or Path(tmp) / "kb")
         settings = ws.settings.llm
-        for way in ("in sequence", "as `frontier ask` sends them"):
+        for way in ("in sequence", "together"):
             server = EmbeddedServer(slots=settings.max_in_flight)  # a fresh server: no cache
             use(server, settings)
             try:

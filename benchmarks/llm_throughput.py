@@ -4,8 +4,8 @@
    llama-server (what frontier runs) and on llama-cpp-python's server (what it ran before: the
    baseline, when installed), each next to the same server driven by a bare loop of raw HTTP
    requests at the same concurrency;
-2. prefix reuse on llama-server: 5 questions over one ~3k-token bundle, one by one and as
-   `frontier ask` sends them; the prompt tokens the server evaluated (prompt tokens less the
+2. prefix reuse on llama-server: 5 questions over one ~3k-token bundle, one by one (as
+   `frontier ask` sends them) and together (the first alone, then the rest at once); the prompt tokens the server evaluated (prompt tokens less the
    cached ones it reports, from frontier's ledger) against 5 x the bundle.
 
     python benchmarks/llm_throughput.py [--requests N] [--tokens N] [--prefix-only]
@@ -151,8 +151,8 @@ ASKS = [
 
 
 def prefix_rows(server: EmbeddedServer, conn: sqlite3.Connection, way: str) -> None:
-    """5 questions over one bundle on a fresh server: one after another, or as `frontier ask`
-    sends them (the first alone, then the rest together)."""
+    """5 questions over one bundle on a fresh server: one after another (as `frontier ask` sends
+    them), or together (the first alone, then the rest at once)."""
     bundle = bundle_text()
     settings = LLMSettings(max_output_tokens=16, timeout=600)
     use(server, settings)
@@ -193,7 +193,7 @@ def prefix_rows(server: EmbeddedServer, conn: sqlite3.Connection, way: str) -> N
 def prefix_table(conn: sqlite3.Connection) -> None:
     print(f"\nPrefix reuse on {NEW}: 5 questions over one ~3k-token bundle (sent = 5 x bundle)")
     print(f"{'asked':<22} {'sent':>8} {'evaluated':>10} {'/ sent':>8}")
-    for way in ("one by one", "as `frontier ask` does"):
+    for way in ("one by one", "together"):
         prefix_rows(EmbeddedServer(), conn, way)
 
 

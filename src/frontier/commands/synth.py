@@ -13,7 +13,6 @@ from typing import Any
 from frontier.errors import AskError
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder, load_embedder
-from frontier.llm.pool import warm_then_bounded
 from frontier.llm.records import LLMFailure
 from frontier.render.vault import render_vault
 from frontier.store.runs import RunOutcome, recorded_run
@@ -104,9 +103,11 @@ async def _answer_all(
         settings.llm, conn, run_id=run.id, command="ask", use_cache=request.use_cache
     ) as llm:
         bundle = _first_bundle(ws, conn, llm, request)
-
-        async def one(question: str) -> Answer:
-            return await answer_over(
+        answers = []
+        # one at a time: they share the bundle, and llama-server keeps a prefix per slot, so a
+        # question sent beside another would evaluate the bundle again in a slot of its own
+        for question in request.questions or [""]:
+            answer = await answer_over(
                 llm,
                 settings.field.name,
                 question,
@@ -114,15 +115,8 @@ async def _answer_all(
                 preset=request.preset,
                 think=request.think,
             )
-
-        # the questions share the bundle: the first goes alone, so the server caches it
-        found = await warm_then_bounded(request.questions or [""], one, settings.llm.max_in_flight)
-        answers = [a for a in found if isinstance(a, Answer)]
-        for answer in answers:
             save_answer(conn, answer, run.id, request.topic or "", request.preset)
-        failed = next((a for a in found if isinstance(a, LLMFailure)), None)
-        if failed is not None:
-            raise failed
+            answers.append(answer)
         return answers
 
 

@@ -83,6 +83,14 @@ def test_headline_numbers_are_phrased_from_spans() -> None:
         setup_page=8,
     )
     assert phrase_claim(setup) == "3× speedup (p. 1; OPT-13B, setup p. 8)"
+    more = _claim(
+        value_text="4.48×",
+        metric="requests",
+        direction="higher",
+        baseline="prior systems",
+        quote="It can serve 4.48× more requests compared to prior systems.",
+    )
+    assert phrase_claim(more) == "4.48× more requests than prior systems (p. 1)"
 
 
 def test_model_text_about_the_field_or_pointing_back_is_not_kept() -> None:

@@ -179,3 +179,16 @@ def support(sentence: str, source_text: str) -> Support:
         if (ok, share) > (best.supported, best.share):
             best = Support(ok, window, share)
     return best
+
+
+MIN_PROSE_CHARS = 40
+
+
+def is_prose(sentence: str) -> bool:
+    """A sentence a reader can take as evidence: words, not a figure's labels, a header or a
+    reference line."""
+    if not MIN_PROSE_CHARS <= len(sentence) <= 600 or re.search(r"https?://|www\.|@", sentence):
+        return False
+    tokens = sentence.split()
+    words = [t for t in tokens if re.fullmatch(r"[A-Za-z][a-z'-]*[,.;:]?", t)]
+    return len(tokens) >= 6 and len(words) / len(tokens) >= 0.7 and sentence[0].isupper()

@@ -54,6 +54,22 @@ def _alias_pattern(alias: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(alias)}(?![\w])", flags)
 
 
+def before_references(
+    pages: list[tuple[int, str]], references: tuple[int, str] | None
+) -> list[tuple[int, str]]:
+    """The pages up to the reference list: a cited title is not the paper's own sentence."""
+    if references is None:
+        return pages
+    page, heading = references
+    kept = [(n, text) for n, text in pages if n < page]
+    for n, text in pages:
+        if n == page:
+            found = re.search(rf"^\s*(?:\d+\.?\s*)?{re.escape(heading)}\s*$", text, re.M)
+            if found:
+                kept.append((n, text[: found.start()]))
+    return kept
+
+
 def paper_sentences(abstract: str, pages: list[tuple[int, str]]) -> list[tuple[str, int | None]]:
     """The abstract's sentences (page None), then every page's, as quotable units."""
     found = [(s, None) for s in sentences_of(abstract)]

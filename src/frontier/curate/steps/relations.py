@@ -13,6 +13,7 @@ from frontier.curate.context import Context
 from frontier.curate.relations import (
     Evidence,
     Relation,
+    before_references,
     confirm_relation,
     entity_relations,
     evidence_on_page,
@@ -37,7 +38,7 @@ def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[s
 
 
 # part of every paper's relations key: a change in how code finds or checks evidence redoes it
-EVIDENCE_VERSION = "evidence-2"
+EVIDENCE_VERSION = "evidence-4"
 
 
 def relations_base_key(
@@ -84,7 +85,9 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
         abstract = paper["abstract"] or ""
         found = entity_relations(entities, paper["title"], abstract, pages)
         sims = item_vectors @ ctx.vectors[paper["id"]] if items else np.zeros(0)
-        units = paper_sentences(abstract, pages)
+        units = paper_sentences(
+            abstract, before_references(pages, store.references_start(ctx.conn, paper["id"]))
+        )
         page_texts = dict(pages)
         candidates = []
         for i, item in enumerate(items):

@@ -162,6 +162,9 @@ def test_figure_labels_and_shares_are_not_typed_as_results() -> None:
     )
     assert not reads_as_prose(caption)
     assert reads_as_prose("QuillServe raises throughput by 1.9× over TurboServe.")
+    (equation,) = _claim("the latency is T4 = C5 · n · 3s B−1 ∑ i=0 li = C5 · 3ht", 16, "appendix")
+    equation = gate(equation)
+    assert (equation.value_text, equation.metric, equation.hardware) == ("3s", "", "")
     (share,) = propose("Keeping only 1% of salient weights in FP16 greatly reduces the error.")
     assert not share.metrics and share.direction == ""
     (of_peak,) = propose("The kernel reaches 72% of peak memory bandwidth on one GPU.")

@@ -17,7 +17,7 @@ from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-9"
+TYPING_VERSION = "spans-10"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -153,7 +153,10 @@ def gate(claim: Claim, own_names: list[str] | None = None) -> Claim:
     """Every typed field must be a span of the quote (model and hardware may come from the
     setup section), the metric no identifier or placeholder, the baseline not the value, the
     direction given by a word of the quote, the baseline not the paper's own system. A field that
-    fails is emptied, never stored."""
+    fails is emptied, never stored. A quote that is not prose (an equation, a figure's labels
+    run together) keeps its value and no typed field."""
+    if not reads_as_prose(claim.quote):
+        return replace(claim, metric="", baseline="", model_name="", hardware="", direction="")
     quote = normalize(claim.quote)
     on_quote = lambda text: bool(text) and normalize(text) in quote  # noqa: E731
     metric_ok = (

@@ -38,7 +38,7 @@ def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[s
 
 
 # part of every paper's relations key: a change in how code finds or checks evidence redoes it
-EVIDENCE_VERSION = "evidence-4"
+EVIDENCE_VERSION = "evidence-5"
 
 
 def relations_base_key(
@@ -83,11 +83,10 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
         if not stamps.changed(paper["id"], quick, key):
             continue
         abstract = paper["abstract"] or ""
-        found = entity_relations(entities, paper["title"], abstract, pages)
+        own_text = before_references(pages, store.references_start(ctx.conn, paper["id"]))
+        found = entity_relations(entities, paper["title"], abstract, own_text)
         sims = item_vectors @ ctx.vectors[paper["id"]] if items else np.zeros(0)
-        units = paper_sentences(
-            abstract, before_references(pages, store.references_start(ctx.conn, paper["id"]))
-        )
+        units = paper_sentences(abstract, own_text)
         page_texts = dict(pages)
         candidates = []
         for i, item in enumerate(items):

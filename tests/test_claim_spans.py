@@ -161,6 +161,8 @@ def test_figure_labels_and_shares_are_not_typed_as_results() -> None:
         "Figure 1: accuracy versus transfers."
     )
     assert not reads_as_prose(caption)
+    appendix = "Batch size 1× 10× Speedup Figure F1: speedup over the dense baseline, across sizes."
+    assert not reads_as_prose(appendix)
     assert reads_as_prose("QuillServe raises throughput by 1.9× over TurboServe.")
     (equation,) = _claim("the latency is T4 = C5 · n · 3s B−1 ∑ i=0 li = C5 · 3ht", 16, "appendix")
     equation = gate(equation)

@@ -17,7 +17,7 @@ from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-10"
+TYPING_VERSION = "spans-11"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -268,7 +268,7 @@ def worse_result(claim: Claim) -> bool:
     return False
 
 
-_CAPTION = re.compile(r"\b(?:Figure|Fig\.|Table)\s*\d+\s*:")
+_CAPTION = re.compile(r"\b(?:Figure|Fig\.|Table)\s*[A-Z]?\d+(?:\.\d+)?\s*:")
 
 
 def reads_as_prose(sentence: str) -> bool:

@@ -50,7 +50,7 @@ _METRIC_HEAD = (
     r"SLO attainment|capacity|batch size|context length|sequence length|hit rate|acceptance rate|"
     r"quantization error|error|area|efficiency|wall-clock time|runtime|execution time|"
     r"completion time|inference time|response time|waiting time|queuing delay|storage|"
-    r"I/O|data transfers?|transfers|compression ratio|fragmentation|waste|faster|slower|"
+    r"I/O|data transfers?|transfers|compression(?: ratio)?|fragmentation|waste|faster|slower|"
     r"acceleration|(?:attention )?computation|inference|decoding|generation|prefill|training)s?"
     r"(?![\w-])"
 )

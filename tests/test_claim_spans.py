@@ -171,3 +171,9 @@ def test_figure_labels_and_shares_are_not_typed_as_results() -> None:
     assert not share.metrics and share.direction == ""
     (of_peak,) = propose("The kernel reaches 72% of peak memory bandwidth on one GPU.")
     assert [m.text for m in of_peak.metrics] == ["peak memory bandwidth"]
+
+
+def test_a_baseline_ends_where_the_next_value_begins() -> None:
+    sentence = "Our kernels reach 1.45× speedup over GPTQ and 1.85× speedup over cuBLAS FP16."
+    first, second = propose(sentence)
+    assert first.baselines[0].text == "GPTQ" and second.baselines[0].text == "cuBLAS FP16"

@@ -99,7 +99,7 @@ _BASELINE_STOP = re.compile(
     r"where|whereas|if|because|so|to|through|such as|e\.g\.,?|including|namely|achieving|"
     r"reaching|resulting|leading|yielding|showing|making|enabling|providing|delivering|"
     r"maintaining|staying|keeping|in terms of|can|could|may|might|will|would|should|does|do|"
-    r"did|has|had)\s|\s(?:and|or)\s(?:is|are|was|were|can|has|have|"
+    r"did|has|had)\s|\s(?:and|or)\s+(?=(?:up to |about |~|≈)?\d)|\s(?:and|or)\s(?:is|are|was|were|can|has|have|"
     r"achieves?|reduces?|improves?|increases?|yields?|outperforms?|provides?|enables?|shows?|"
     r"runs?|uses?|scales?|supports?)\b",
     re.IGNORECASE,

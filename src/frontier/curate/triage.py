@@ -24,7 +24,7 @@ from frontier.llm.prompts import Prompt
 
 OUT_LABEL = "out-of-field"
 # Part of every triage key: a change to the rules below redoes the decisions they made.
-RULES_VERSION = "triage-rules-2"
+RULES_VERSION = "triage-rules-3"
 
 
 @dataclass
@@ -252,10 +252,11 @@ def consistent_destination(chosen: str, line: ScopeLine) -> str:
 
 
 def checked_reason(reason: str, title: str, abstract: str) -> str:
-    """The model's one-sentence reason, shown only when it is one whole sentence that the title
-    and abstract bear out (a small model may echo its instructions or invent)."""
+    """The model's one-sentence reason, shown only when it is one whole sentence without a
+    number that the title and abstract bear out (a small model may echo its instructions,
+    invent, or turn a paper's O(1) into O(n^2))."""
     sentences = sentences_of(" ".join(reason.split()))
-    if len(sentences) != 1 or len(sentences[0]) < 20:
+    if len(sentences) != 1 or len(sentences[0]) < 20 or re.search(r"\d", sentences[0]):
         return ""
     sentence = sentences[0]
     return sentence if support(sentence, f"{title}. {abstract}").supported else ""

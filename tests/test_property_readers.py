@@ -1,6 +1,7 @@
 """Every reader, fed generated and mutated input: each item comes back as a record that passes
 every check or as one rejection line naming the file, the line or entry and the field; nothing
-else escapes (no exception, no oddity stored later)."""
+else escapes (no exception, no oddity stored later). frontier.toml likewise: settings, or one
+ConfigError naming the file and the key."""
 
 from __future__ import annotations
 
@@ -25,12 +26,13 @@ from strategies import (
     tainted,
 )
 
-from frontier.config import ArxivSettings
+from frontier.config import ArxivSettings, ConfigError, load_settings
 from frontier.sources.abstracts import read_abstracts
 from frontier.sources.arxiv_api import read_feed
 from frontier.sources.local import read_bibtex, read_jsonl
 from frontier.sources.records import RecordError, SourceRecord
 from frontier.sources.web import ArticleError, html_article_file, text_article_file
+from frontier.workspace import default_config_text
 
 # a rejection: `file:line-or-entry: field: reason` (the field may be indexed: authors[2])
 REJECTION = re.compile(r"^[\w.-]+:[^:]+: \S.*$")
@@ -203,3 +205,96 @@ def test_arxiv_atom_entries(
 def test_arxiv_feed_of_random_bytes(data: bytes) -> None:
     total, items = read_feed(data, ArxivSettings(), "test")
     assert isinstance(total, int) and all(isinstance(i, SourceRecord | RecordError) for i in items)
+
+
+TOML_VALUES = st.sampled_from(
+    [
+        *("true", '"text"', "5", "-1", "1.5", "[]", '["a", 1]', "{ a = 1 }", '"\\u0007"'),
+        *(
+            '"\\ud800"',
+            '"unterminated',
+            "",
+            "nan",
+            "1979-05-27",
+            '"""long"""',
+            '"' + "x" * 5000 + '"',
+        ),
+    ]
+)
+
+
+@st.composite
+def config_text(draw: st.DrawFn) -> bytes:
+    """The commented frontier.toml `init` writes, with assignments retyped, dropped or given
+    twice, cut short, or holding bytes that are not UTF-8."""
+    lines = default_config_text().splitlines()
+    assignments = [n for n, line in enumerate(lines) if re.match(r"^[a-z_]+ = ", line)]
+    for _ in range(draw(st.integers(1, 3))):
+        number = draw(st.sampled_from(assignments))
+        key = lines[number].split(" = ", 1)[0]
+        action = draw(st.sampled_from(["retype", "retype", "drop", "twice"]))
+        if action == "retype":
+            lines[number] = f"{key} = {draw(TOML_VALUES)}"
+        elif action == "drop":
+            lines[number] = ""
+        else:
+            lines[number] += "\n" + lines[number]
+    data = "\n".join(lines).encode()
+    if draw(st.integers(0, 4)) == 0:
+        data = data[: draw(st.integers(0, len(data)))]
+    if draw(st.integers(0, 4)) == 0:
+        at = draw(st.integers(0, len(data)))
+        data = data[:at] + draw(st.binary(min_size=1, max_size=3)) + data[at:]
+    return data
+
+
+@hsettings(max_examples=examples(100))
+@given(st.one_of(config_text(), st.binary(max_size=200)))
+def test_frontier_toml(data: bytes) -> None:
+    path = write(data, "frontier.toml")
+    try:
+        load_settings(path)
+    except ConfigError as exc:
+        message = str(exc)
+        assert message.startswith(str(path)) and "\n" not in message.split(": ", 1)[0], message
+
+
+# Shrunk failures, kept as plain tests -----------------------------------------------------------
+
+
+def test_a_config_that_is_not_utf8_names_the_byte() -> None:
+    path = write(b"\xff\xfe[field]\nname = 'x'\n", "frontier.toml")
+    with pytest.raises(ConfigError, match=r"not UTF-8 text \(byte 0xFF at offset 0\)"):
+        load_settings(path)
+
+
+def test_a_config_value_of_the_wrong_type_is_named_not_coerced() -> None:
+    path = write("[ingest]\nworkers = true\n", "frontier.toml")
+    with pytest.raises(ConfigError, match=r"key 'ingest.workers': .*got true/false"):
+        load_settings(path)
+    path.write_text('[field]\nname = "a\\u0007b"\n')
+    with pytest.raises(ConfigError, match=r"key 'field.name': control character U\+0007"):
+        load_settings(path)
+
+
+def test_an_environment_override_that_cannot_be_parsed_is_a_config_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FRONTIER_LLM__ENDPOINTS", "not json")
+    with pytest.raises(ConfigError, match="FRONTIER_\\* environment"):
+        load_settings(write("", "frontier.toml"))
+
+
+def test_an_arxiv_abstract_with_a_c1_control_character_is_kept_without_it(
+    atom_entry: tuple[str, str, str],
+) -> None:
+    head, entry, tail = atom_entry
+    feed = head + entry.replace("Theoretical description", "Theoretical\x80 description") + tail
+    _total, (record,) = read_feed(feed.encode(), ArxivSettings(), "test")
+    assert isinstance(record, SourceRecord) and record.abstract
+    assert record.abstract.startswith("Theoretical description")
+
+
+def test_a_jsonl_number_title_names_the_line_and_the_field() -> None:
+    (error,) = read_jsonl(write('{"title": 5}\n', "r.jsonl"))
+    assert str(error) == "r.jsonl:1: title: expected text, got a number"

@@ -135,3 +135,25 @@ def test_random_bytes_named_like_records_are_rejected_with_a_reason(kb: Path) ->
     assert messages["a.jsonl:1"] == "not UTF-8 text (byte 0xFF at column 1)"
     assert messages[str(base / "b.bib")] == "empty file"
     assert "control character U+0000" in messages["c.txt:1"]
+
+
+def test_a_newer_version_without_authors_keeps_them_so_a_second_run_is_a_no_op(kb: Path) -> None:
+    records = kb.parent / "r.jsonl"
+    rows = [
+        {"title": "Paged attention for serving", "doi": "10.5555/1.2", "categories": ["cs.LG"]},
+        {"title": "Paged attention for serving", "doi": "10.5555/1.2", "authors": ["A. Author"]},
+        {"title": "Paged attention for serving, v9", "doi": "10.5555/1.2", "id": "2308.00001v9"},
+    ]
+    records.write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    ingest(kb, [records])
+    _, again = ingest(kb, [records])
+    assert again["counts"] == {"duplicate": 3}
+
+
+def test_digits_of_other_scripts_are_not_an_arxiv_id(kb: Path) -> None:
+    records = kb.parent / "r.jsonl"
+    records.write_text(
+        json.dumps({"title": "Some paper title", "id": "2308.\u17e8\u07c2\u096c\u1042\u1042"})
+    )
+    _, report = ingest(kb, [records])
+    assert report["items"][0]["paper_id"].startswith("h:")

@@ -138,3 +138,8 @@ def test_a_token_that_is_not_ascii_is_refused_not_an_error(client: TestClient) -
 def test_a_body_that_is_not_utf8_is_refused_not_an_error(client: TestClient) -> None:
     response = client.post("/ask", content=b"q=\xff\xfe&csrf=\xff")
     assert response.status_code == 403 and "reload the page" in response.text
+
+
+def test_an_id_too_big_for_sqlite_is_not_found(client: TestClient) -> None:
+    response = client.get("/maps/99999999999999999999")
+    assert response.status_code == 404 and "No research map" in response.text

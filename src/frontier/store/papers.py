@@ -220,20 +220,22 @@ def _taken(conn: sqlite3.Connection, column: str, value: str) -> bool:
 
 
 def _overwrite_metadata(conn: sqlite3.Connection, paper_id: str, record: SourceRecord) -> None:
-    """A newer arXiv version replaces the descriptive metadata (the id stays)."""
+    """A newer arXiv version replaces the descriptive metadata it gives (the id stays); what it
+    leaves out is kept, so records that disagree end the same whatever their order."""
     conn.execute(
         """UPDATE papers SET arxiv_version = ?, title = COALESCE(?, title),
-               title_norm = COALESCE(?, title_norm), authors = ?, abstract = COALESCE(?, abstract),
-               updated = COALESCE(?, updated), categories = ?, pdf_url = COALESCE(?, pdf_url)
+               title_norm = COALESCE(?, title_norm), authors = COALESCE(?, authors),
+               abstract = COALESCE(?, abstract), updated = COALESCE(?, updated),
+               categories = COALESCE(?, categories), pdf_url = COALESCE(?, pdf_url)
            WHERE id = ?""",
         (
             record.arxiv_version,
             record.title,
             normalize_title(record.title) if record.title else None,
-            json.dumps(record.authors),
+            json.dumps(record.authors) if record.authors else None,
             record.abstract,
             _iso(record.updated),
-            json.dumps(record.categories),
+            json.dumps(record.categories) if record.categories else None,
             record.pdf_url,
             paper_id,
         ),

@@ -203,6 +203,8 @@ class WebApp:
         gap_id, action = request.path_params["gap_id"], request.path_params["action"]
         if action not in ("accept", "reject"):
             raise views.NotFound(f"No action '{action}' on gaps.")
+        if gap_id > synthesis_views.MAX_ROW_ID:
+            raise views.NotFound(f"No gap {gap_id}.")
         try:
             with contextlib.closing(self.ws.connect()) as conn:
                 move_gap(conn, gap_id, action)

@@ -24,8 +24,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import REPO, corpus, run_cli
+from helpers import REPO, corpus
+from typer.testing import CliRunner
 from web_kb import free_port
+
+from frontier.cli import app
+from frontier.workspace import init_workspace
 
 pytestmark = pytest.mark.slow
 
@@ -122,9 +126,8 @@ def kill_and_check(proc: subprocess.Popen[bytes], mark: str) -> dict[int, str]:
 @pytest.fixture(scope="module")
 def curated_later(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A workspace holding the packaged sample, not curated yet."""
-    root = tmp_path_factory.mktemp("orphans") / "kb"
-    assert run_cli("init", str(root)).code == 0
-    assert run_cli("-w", str(root), "ingest", str(SAMPLE)).code == 0
+    root = init_workspace(tmp_path_factory.mktemp("orphans") / "kb").root
+    assert CliRunner().invoke(app, ["-w", str(root), "ingest", str(SAMPLE)]).exit_code == 0
     return root
 
 
@@ -132,7 +135,8 @@ def _copy(root: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(root, tmp_path / "kb"))
 
 
-def test_sigkill_ingest_mid_extraction_leaves_no_worker(workspace: Path, tmp_path: Path) -> None:
+def test_sigkill_ingest_mid_extraction_leaves_no_worker(tmp_path: Path) -> None:
+    workspace = init_workspace(tmp_path / "kb").root
     folder = tmp_path / "pdfs"
     folder.mkdir()
     for pdf in sorted(corpus("pdfs").glob("*.pdf")):

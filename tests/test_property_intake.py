@@ -6,6 +6,7 @@ passes its integrity check. Shrunk failures found on the way are kept below as p
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -157,3 +158,18 @@ def test_digits_of_other_scripts_are_not_an_arxiv_id(kb: Path) -> None:
     )
     _, report = ingest(kb, [records])
     assert report["items"][0]["paper_id"].startswith("h:")
+
+
+def test_file_names_that_are_not_utf8_are_shown_escaped(kb: Path) -> None:
+    folder = kb.parent / "in"
+    folder.mkdir()
+    (Path(os.fsdecode(bytes(folder) + b"/bad\xe9name.pdf"))).write_bytes(b"not a pdf")
+    records = Path(os.fsdecode(bytes(kb.parent) + b"/r\xe9.jsonl"))
+    records.write_text('{"title": "A title long enough to be a paper"}\n')
+    code, report = ingest(kb, [folder, records])
+    items = {item["item"]: item["outcome"] for item in report["items"]}
+    assert code == 2 and items == {
+        f"{folder}/bad\\xe9name.pdf": "rejected",
+        "r\\xe9.jsonl:1": "stored",
+    }
+    assert ingest(kb, [folder, records])[1]["counts"] == {"rejected": 1, "duplicate": 1}

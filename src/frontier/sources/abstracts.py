@@ -15,6 +15,7 @@ from frontier.sources.records import (
     SourceRecord,
     bad_character,
     describe_invalid,
+    printable,
 )
 
 _NAMED_METHOD = re.compile(
@@ -58,18 +59,18 @@ def provisional_title(abstract: str) -> str:
 def read_abstracts(path: Path) -> Iterator[SourceRecord | RecordError]:
     """One record per block; a block that fails a check is a RecordError naming its line."""
     text = path.read_bytes().decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
-    blocks = _blocks(text)
+    blocks, name = _blocks(text), printable(path.name)
     collection = None
     if blocks and is_heading(blocks[0][1]):
         line, heading = blocks.pop(0)
         if problem := bad_character(heading):
-            yield RecordError(f"{path.name}:{line}", f"heading: {problem}")
+            yield RecordError(f"{name}:{line}", f"heading: {problem}")
         else:
             collection = heading
     for line, block in blocks:
-        ref = f"{path.name}:{line}"
+        ref = f"{name}:{line}"
         try:
-            yield _abstract_record(block, collection, path.name)
+            yield _abstract_record(block, collection, name)
         except RecordError as exc:
             yield RecordError(ref, exc.reason)
         except ValidationError as exc:

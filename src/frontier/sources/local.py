@@ -286,7 +286,7 @@ def read_jsonl(path: Path) -> Iterator[SourceRecord | RecordError]:
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
-        ref = f"{path.name}:{number}"
+        ref = f"{printable(path.name)}:{number}"
         try:
             yield _line_record(raw, ref)
         except RecordError as exc:
@@ -346,7 +346,7 @@ def _bib_record(fields: dict[str, str], ref: str) -> SourceRecord:
 
 
 def _failed_block(path: Path, block: object) -> RecordError:
-    line = f"{path.name}:{getattr(block, 'start_line', 0) + 1}"
+    line = f"{printable(path.name)}:{getattr(block, 'start_line', 0) + 1}"
     if isinstance(block, DuplicateBlockKeyBlock):
         return RecordError(line, f"entry key {printable(block.key)!r} is used twice")
     if isinstance(block, DuplicateFieldKeyBlock):
@@ -362,7 +362,7 @@ def read_bibtex(path: Path) -> Iterator[SourceRecord | RecordError]:
     for block in library.failed_blocks:
         yield _failed_block(path, block)
     for entry in library.entries:
-        ref = f"{path.name}:{printable(entry.key)}"
+        ref = f"{printable(path.name)}:{printable(entry.key)}"
         fields = {name.lower(): field.value for name, field in entry.fields_dict.items()}
         try:
             yield _bib_record({k: v for k, v in fields.items() if isinstance(v, str)}, ref)

@@ -71,11 +71,16 @@ def sanitize(text: str | None, limit: int) -> str | None:
 
 
 def printable(text: str) -> str:
-    """Text fit for a one-line message: control characters and undecodable bytes escaped."""
-    return "".join(
-        char if not bad_character(char) and char.isprintable() else ascii(char)[1:-1]
-        for char in text
-    )
+    """Text fit for a one-line message: control characters escaped, and bytes that were not
+    UTF-8 (file names keep them as surrogates) shown as \\xNN."""
+    return "".join(_printable_char(char) for char in text)
+
+
+def _printable_char(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return char if char.isprintable() and not bad_character(char) else ascii(char)[1:-1]
 
 
 def drop_bad_characters(text: str) -> str:

@@ -31,6 +31,7 @@ from frontier.sources.records import (
     check_text,
     describe_invalid,
     drop_bad_characters,
+    printable,
     sanitize,
 )
 
@@ -285,12 +286,12 @@ def article_record(
 
 def html_article_file(path: Path) -> Iterator[SourceRecord]:
     """A saved web page as the one record it makes."""
-    yield article_record(extract_article(path.read_bytes()), "file", str(path))
+    yield article_record(extract_article(path.read_bytes()), "file", printable(str(path)))
 
 
 def text_article_file(path: Path) -> Iterator[SourceRecord]:
     """A saved Markdown or text article as the one record it makes."""
-    yield article_record(read_text_article(path), "file", str(path))
+    yield article_record(read_text_article(path), "file", printable(str(path)))
 
 
 def read_text_article(path: str | Path) -> Article:
@@ -307,7 +308,7 @@ def read_text_article(path: str | Path) -> Article:
     heading = _HEADING.match(lines[pos])
     text = "\n".join(lines[:pos] + lines[pos + 1 :]).strip()
     if not text:
-        raise ArticleError(f"no main text: {path.name} holds nothing besides a title")
+        raise ArticleError(f"no main text: {printable(path.name)} holds nothing besides a title")
     try:
         date = parse_date(fields.get("date"))
     except ValueError as exc:

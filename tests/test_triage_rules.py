@@ -135,12 +135,14 @@ def test_the_scope_line_named_is_the_one_the_abstract_speaks_of() -> None:
     assert reported_line(sims, lines, "serving", "A faster decoding method.") is lines[0]
 
 
-def test_a_verdict_goes_where_the_scope_line_it_names_leads() -> None:
+def test_a_verdict_is_out_of_the_field_only_when_its_scope_line_leads_out() -> None:
     quantization = ScopeLine("serving", "quantization applied at serving time", "in", "serving")
     architecture = ScopeLine("serving", "new model architectures", "out", "models")
     assert consistent_destination(OUT_OF_FIELD, quantization) == "serving"
-    assert consistent_destination("serving", architecture) == "models"
-    assert consistent_destination("models", architecture) == "models"
+    assert consistent_destination("serving", architecture) == "serving"
+    assert consistent_destination("models", quantization) == "models"
+    off = ScopeLine("serving", "work that only uses LLMs as a tool", "out", OUT_OF_FIELD)
+    assert consistent_destination(OUT_OF_FIELD, off) == OUT_OF_FIELD
 
 
 def test_the_model_reason_is_shown_only_when_the_abstract_bears_it_out() -> None:

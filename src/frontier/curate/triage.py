@@ -24,7 +24,7 @@ from frontier.llm.prompts import Prompt
 
 OUT_LABEL = "out-of-field"
 # Part of every triage key: a change to the rules below redoes the decisions they made.
-RULES_VERSION = "triage-rules-3"
+RULES_VERSION = "triage-rules-4"
 
 
 @dataclass
@@ -246,9 +246,9 @@ async def decide_by_llm(
 
 
 def consistent_destination(chosen: str, line: ScopeLine) -> str:
-    """Where a verdict sends the paper: the destination must be the one its named scope line
-    leads to; when the two disagree the line, the more specific of the two choices, decides."""
-    return chosen if chosen == line.destination else line.destination
+    """Where a verdict sends the paper: out of the field only when the scope line it names does
+    not lead into a topic (a paper the model calls out, filed under a topic's own line, is in)."""
+    return line.destination if chosen == OUT_OF_FIELD and line.destination else chosen
 
 
 def checked_reason(reason: str, title: str, abstract: str) -> str:

@@ -27,6 +27,7 @@ RANK_LABELS = {
     "coverage": "opening a scope line",
     "entity": "naming a tracked entity",
 }
+NOTHING_TELLING = "none bears on a gap, conflict or thesis, is a first or names a tracked entity"
 # relations a digest shows with their evidence sentence (the rest are in the entry's text)
 WITH_EVIDENCE = ("gap", "conflict", "thesis")
 RelationKey = tuple[str, str, str, str]  # paper, topic, kind, target
@@ -172,6 +173,10 @@ class Digest:
             counts[f"inputs {outcome}"] = sum(1 for i in self.inputs if i["outcome"] == outcome)
         return counts
 
+    def shown_counts(self) -> list[tuple[str, int]]:
+        """The counts worth a row: the new papers and entries, and every other that is not 0."""
+        return [(k, v) for k, v in self.counts().items() if v or k in ("new papers", "new entries")]
+
     def summary(self) -> list[str]:
         """Five lines: papers, why they matter, gaps and conflicts, inputs, model use."""
         n = self.counts()
@@ -179,9 +184,12 @@ class Digest:
             f"{_count(n['new papers'], 'new paper')}: {n['in topics']} in topics, "
             f"{n['outside the topics']} outside them, {n['not yet curated']} not yet curated"
         )
-        why = "New entries: " + ", ".join(
-            f"{n[f'entries {label}']} {label}" for label in RANK_LABELS.values()
-        )
+        telling = [
+            f"{n[f'entries {label}']} {label}"
+            for label in RANK_LABELS.values()
+            if n[f"entries {label}"]
+        ]
+        why = "New entries: " + (", ".join(telling) or NOTHING_TELLING)
         items = (
             f"Gaps: {n['gaps opened']} opened, {n['gaps bearing']} with new papers, "
             f"{n['gaps closed']} closed; conflicts: {n['conflicts flagged']} flagged, "

@@ -78,7 +78,7 @@ def digest_page(digest: Digest, here: str, title: str, intro: str) -> str:
     lines += _others(ctx, here, digest.other_relations)
     lines += _inputs(digest)
     lines += ["", "## Counts and cost", ""]
-    rows = [[text(key), str(value)] for key, value in digest.counts().items()]
+    rows = [[text(key), str(value)] for key, value in digest.shown_counts()]
     lines += table(["what", "number"], rows)
     lines += ["", text(digest.usage_line())]
     return _BLANK_RUNS.sub("\n\n", "\n".join(lines)).rstrip("\n") + "\n"

@@ -73,7 +73,7 @@ def digest_body(digest: Digest) -> dict[str, Any]:
             for r in digest.other_relations
         ],
         "inputs": digest.inputs,
-        "counts": list(digest.counts().items()),
+        "counts": digest.shown_counts(),
         "usage": digest.usage_line(),
         "no_new_paper": NO_NEW_PAPER,
     }

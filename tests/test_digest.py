@@ -23,8 +23,10 @@ from fake_openai import FakeOpenAI
 from faults.pipeline import model_env
 from faults.schema_model import answer
 from helpers import CliResult, corpus, db, run_cli
+from typer.testing import CliRunner
 from web_kb import serving
 
+from frontier.cli import app
 from frontier.intake.discover import topic_query
 from frontier.render.common import safe_name
 from frontier.sources.arxiv_api import build_search_query
@@ -58,6 +60,14 @@ def answer_discovery(server: ArxivReplayServer, root: Path, records: list[dict[s
         )
 
 
+def cli(root: Path, *args: str, env: dict[str, str] | None = None) -> CliResult:
+    """A command run in this process (the updates run as real processes)."""
+    result = CliRunner().invoke(app, ["-w", str(root), *args], env=env)
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return CliResult(result.exit_code, result.stdout, result.stderr)
+
+
 def bare_id(version: str) -> str:
     return version.rsplit("v", 1)[0]
 
@@ -89,7 +99,7 @@ def digest_files(kb: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def updated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Updated]:
     root = tmp_path_factory.mktemp("digest") / "kb"
-    assert run_cli("init", str(root)).code == 0
+    assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
     server = ArxivReplayServer().start()
     try:
         for version, pdf in {**FIRST, **SECOND}.items():
@@ -113,7 +123,7 @@ def updated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Updated]:
             assert second.code == 0, second.out + second.err
             assert server.unmatched == [], "every discovery query was answered"
             before = digest_files(root / "kb")
-            again = run_cli("-w", str(root), "digest", env=env)
+            again = cli(root, "digest", env=env)
             yield Updated(root, env, first, second, again, before, _utc_today())
     finally:
         server.stop()
@@ -181,7 +191,7 @@ def _listed_relations(data: dict) -> set[tuple[str, ...]]:
 
 
 def test_the_last_update_lists_the_relations_its_papers_created(updated: Updated) -> None:
-    result = run_cli("-w", str(updated.root), "digest", "--runs", "1", "--json", env=updated.env)
+    result = cli(updated.root, "digest", "--runs", "1", "--json")
     assert result.code == 0, result.err
     data = result.json()
     assert isinstance(data, dict) and data["path"] is None  # a view: nothing written
@@ -197,18 +207,16 @@ def test_the_last_update_lists_the_relations_its_papers_created(updated: Updated
         (entry["paper_id"], entry["topic"]),
     )
     assert entry["entry"] == row.fetchone()[0]  # the entry as stored, not re-phrased
-    both = run_cli("-w", str(updated.root), "digest", "--runs", "2", "--json", env=updated.env)
+    both = cli(updated.root, "digest", "--runs", "2", "--json")
     papers = {e["paper_id"] for t in both.json()["topics"] for e in t["entries"]}  # type: ignore[index]
     assert papers == {bare_id(v) for v in {**FIRST, **SECOND}}
 
 
 def test_a_digest_with_nothing_new_says_so_and_writes_nothing(updated: Updated) -> None:
     assert updated.again.code == 0, updated.again.err
-    assert updated.again.out.strip() == (
-        f"Nothing new since the last digest (digest {updated.today}-2)."
-    )
+    assert updated.again.out.strip() == (f"Nothing new since the last digest ({updated.today}-2).")
     assert digest_files(updated.kb) == updated.files_before_again
-    rendered = run_cli("-w", str(updated.root), "render", "--json", env=updated.env)
+    rendered = cli(updated.root, "render", "--json", env=updated.env)  # the same prices
     assert rendered.code == 0 and rendered.json()["written"] == 0  # type: ignore[index]
     assert digest_files(updated.kb) == updated.files_before_again
     rows = db(updated.root).execute("SELECT name FROM digests ORDER BY id").fetchall()
@@ -234,7 +242,7 @@ def test_the_vault_feed_parses_with_an_entry_per_digest(updated: Updated) -> Non
         for href in [entry.link, *_content_links(entry)]:
             assert Path(urlsplit(urljoin(base, href)).path).is_file(), href
     # ids and times stay put when the feed is written again
-    assert run_cli("-w", str(updated.root), "render", env=updated.env).code == 0
+    assert cli(updated.root, "render", env=updated.env).code == 0
     again = feedparser.parse(str(updated.kb / "feed.xml"))
     assert [(e.id, e.updated) for e in again.entries] == [(e.id, e.updated) for e in feed.entries]
 
@@ -243,7 +251,7 @@ def test_the_site_feed_links_resolve_relative_or_under_the_base_url(
     updated: Updated, tmp_path: Path
 ) -> None:
     out = tmp_path / "site"
-    assert run_cli("-w", str(updated.root), "site", str(out), env=updated.env).code == 0
+    assert cli(updated.root, "site", str(out)).code == 0
     feed = feedparser.parse(str(out / "feed.xml"))
     assert not feed.bozo and len(feed.entries) == 2
     vault_ids = [e.id for e in feedparser.parse(str(updated.kb / "feed.xml")).entries]
@@ -252,8 +260,7 @@ def test_the_site_feed_links_resolve_relative_or_under_the_base_url(
         for href in [entry.link, *_content_links(entry)]:
             assert (out / href).is_file(), href
     base = "https://example.org/kb/"
-    env = updated.env | {"FRONTIER_SITE__BASE_URL": base}
-    assert run_cli("-w", str(updated.root), "site", str(out), env=env).code == 0
+    assert cli(updated.root, "site", str(out), env={"FRONTIER_SITE__BASE_URL": base}).code == 0
     published = feedparser.parse(str(out / "feed.xml"))
     for entry in published.entries:
         for href in [entry.link, *_content_links(entry)]:
@@ -272,3 +279,85 @@ def test_the_served_feed_links_to_pages_that_answer(updated: Updated) -> None:
             assert href.startswith(base + "/")
             with urllib.request.urlopen(href) as response:
                 assert response.status == 200, href
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A fresh workspace, made in this process."""
+    root = tmp_path / "kb"
+    assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
+    return root
+
+
+def _digest_json(root: Path, *args: str) -> dict:
+    result = cli(root, "digest", *args, "--json")
+    assert result.code == 0, result.out + result.err
+    data = result.json()
+    assert isinstance(data, dict)
+    return data
+
+
+def test_digests_report_gap_and_conflict_moves_and_refused_inputs(workspace: Path) -> None:
+    assert cli(workspace, "digest").out.strip() == "Nothing new since digests began."
+    folder = workspace.parent / "in"
+    folder.mkdir()
+    for name in ("zero_byte.pdf", "font_without_unicode_mapping_ocrmypdf.pdf"):
+        (folder / name).write_bytes(corpus("bad_pdfs", name).read_bytes())
+    assert cli(workspace, "ingest", str(folder)).code == 2
+    assert cli(workspace, "gaps", "add", "serving", "KV cache <b>tiering</b>").code == 0
+    conflict = "reported speed-ups disagree"
+    assert cli(workspace, "conflicts", "add", "serving", conflict).code == 0
+
+    first = _digest_json(workspace)
+    assert first["path"] and Path(first["path"]).is_file()
+    assert [(g["text"], g["change"]) for g in first["gaps"]] == [
+        ("KV cache <b>tiering</b>", "opened")
+    ]
+    assert [(c["text"], c["change"]) for c in first["conflicts"]] == [(conflict, "flagged")]
+    inputs = {(Path(i["item"]).name, i["outcome"]) for i in first["inputs"]}
+    assert inputs == {
+        ("zero_byte.pdf", "rejected"),
+        ("font_without_unicode_mapping_ocrmypdf.pdf", "warning"),
+    }
+    assert len(first["not_curated"]) == 1  # stored with a warning, not triaged yet
+    page = Path(first["path"]).read_text()
+    assert "KV cache \\<b\\>tiering\\</b\\>" in page and "zero\\_byte.pdf — rejected" in page
+
+    assert cli(workspace, "gaps", "close", str(first["gaps"][0]["id"])).code == 0
+    assert cli(workspace, "conflicts", "close", "1").code == 0
+    second = _digest_json(workspace)
+    assert Path(second["path"]).name.endswith("-2.md")
+    assert [g["change"] for g in second["gaps"]] == ["closed"]
+    assert [c["change"] for c in second["conflicts"]] == ["settled"]
+    assert second["inputs"] == [] and second["not_curated"] == []
+
+
+def test_digest_options_are_checked(workspace: Path) -> None:
+    both = cli(workspace, "digest", "--since", "2026-01-01", "--runs", "1")
+    assert both.code == 2 and "give one of them" in both.err
+    assert cli(workspace, "digest", "--since", "yesterday").code == 2
+    unknown = cli(workspace, "digest", "--topic", "kernels")
+    assert unknown.code == 1 and "no topic 'kernels'" in unknown.err
+    no_update = cli(workspace, "digest", "--runs", "1")
+    assert no_update.code == 1 and "no run recorded" in no_update.err
+    assert "Traceback" not in both.err + unknown.err + no_update.err
+
+
+def test_a_kb_from_before_digests_starts_them_after_what_it_held(workspace: Path) -> None:
+    pdf = corpus("bad_pdfs", "font_without_unicode_mapping_ocrmypdf.pdf")
+    assert cli(workspace, "add", str(pdf)).code == 0
+    conn = db(workspace)
+    with conn:  # the schema as it was before the digests' migration, the rows kept
+        names = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'kb_log_%'"
+        for (name,) in conn.execute(names).fetchall():
+            conn.execute(f"DROP TRIGGER {name}")
+        for table in ("kb_log", "digests", "digest_state"):
+            conn.execute(f"DROP TABLE {table}")
+        conn.execute("DELETE FROM schema_migrations WHERE name = 'm009_digests'")
+    conn.close()
+    assert cli(workspace, "digest").out.strip() == "Nothing new since digests began."
+    held = _digest_json(workspace, "--since", "2000-01-01")
+    assert len(held["not_curated"]) == 1 and [i["outcome"] for i in held["inputs"]] == ["warning"]
+    assert cli(workspace, "gaps", "add", "serving", "a new question").code == 0
+    after = _digest_json(workspace)
+    assert [g["text"] for g in after["gaps"]] == ["a new question"] and after["not_curated"] == []

@@ -34,8 +34,9 @@ class DigestOutcome:
         """The one line said when nothing changed."""
         if self.title:  # a view of a period
             return f"{self.title}: nothing."
-        since = f" (digest {self.last})" if self.last else ""
-        return f"Nothing new since the last digest{since}."
+        if not self.last:
+            return "Nothing new since digests began."
+        return f"Nothing new since the last digest ({self.last})."
 
     def to_dict(self) -> dict[str, Any]:
         data = digest_data(self.digest) if self.digest else {"summary": [self.nothing_new()]}

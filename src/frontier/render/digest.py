@@ -33,6 +33,11 @@ WITH_EVIDENCE = ("gap", "conflict", "thesis")
 RelationKey = tuple[str, str, str, str]  # paper, topic, kind, target
 # how a gap or conflict moved, in the order a digest lists them
 CHANGES = ("opened", "flagged", "bearing", "closed", "settled")
+# the status an item moved to, as a digest names the move (proposals are listed apart)
+_MOVES = {
+    "gap": {"open": "opened", "closed": "closed"},
+    "conflict": {"open": "flagged", "closed": "settled"},
+}
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ class NewEntry:
     @property
     def kinds(self) -> set[str]:
         found = {r.kind for r in self.relations}
-        return found | {"conflict"} if self.in_new_conflict else found
+        return (found | {"conflict"}) if self.in_new_conflict else found
 
     @property
     def rank(self) -> int:
@@ -326,9 +331,7 @@ def _item_news(
     for relation in new:
         if relation.kind == kind and relation.target.isdigit():
             bearing[int(relation.target)].append(relation)
-    names = {"open": "opened" if kind == "gap" else "flagged", "closed": "closed"}
-    if kind == "conflict":
-        names["closed"] = "settled"
+    names = _MOVES[kind]
     news = []
     for item_id in sorted(set(moves) | set(bearing)):
         change = names.get(moves[item_id][-1], "") if item_id in moves else "bearing"

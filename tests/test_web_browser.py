@@ -160,6 +160,7 @@ def test_static_site_from_disk(kb: Path, browser: object, tmp_path: Path) -> Non
     page.get_by_role("link", name="Search", exact=True).click()
     page.fill("input[name=q]", "paged attention")
     page.press("input[name=q]", "Enter")
+    page.wait_for_selector("#results li")  # the page's script fills the results
     assert page.locator("#results li").count() > 0
     assert VLLM_TITLE in reader.text("#results")
     reader.shot("11-site-search")

@@ -159,6 +159,18 @@ class IngestSettings(_Section):
     )
 
 
+class SiteSettings(_Section):
+    base_url: str = Field(
+        default="",
+        description="Where `frontier site` output is published; feed links start with it",
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _ends_with_slash(cls, value: str) -> str:
+        return value if not value or value.endswith("/") else value + "/"
+
+
 class ModelThinking(_Section):
     """How one model switches its reasoning on: the chat-template key it reads, if any."""
 
@@ -223,6 +235,9 @@ class Settings(BaseSettings):
     )
     entities: list[Entity] = Field(
         default_factory=list, description="Organisations, models, hardware and methods tracked"
+    )
+    site: SiteSettings = Field(
+        default_factory=SiteSettings, description="The published static site and feed"
     )
 
     @model_validator(mode="after")

@@ -21,7 +21,7 @@ from frontier.store.browse import map_rows, page_count, page_counts, read_only
 from frontier.store.queries import page_text
 from frontier.store.status import StatusError, gap_topic, move_gap
 from frontier.synthesize.retrieve import search_papers
-from frontier.web import synthesis_views, views
+from frontier.web import digest_views, synthesis_views, views
 from frontier.web.asking import AskPage
 from frontier.web.links import STATIC_FILES, Links
 from frontier.web.pages import PAGES
@@ -181,6 +181,24 @@ class WebApp:
         with self.reading() as (conn, ctx):
             row = synthesis_views.stored_map(conn, request.path_params["map_id"])
             return self.page(synthesis_views.map_view(ctx, row), ctx)
+
+    def digests(self, request: Request) -> Response:
+        with self.reading() as (conn, ctx):
+            return self.page(digest_views.digests_view(conn, self.ws.settings), ctx)
+
+    def one_digest(self, request: Request) -> Response:
+        with self.reading() as (conn, ctx):
+            view = digest_views.digest_view(conn, self.ws.settings, request.path_params["name"])
+            return self.page(view, ctx)
+
+    def feed(self, request: Request) -> Response:
+        """The Atom feed of the digests, its links absolute on this server."""
+        from frontier.web.feed import atom_feed
+
+        links = Links(base=str(request.base_url))
+        with self.reading() as (conn, _ctx):
+            xml = atom_feed(conn, self.ws.settings, links)
+        return Response(xml, media_type="application/atom+xml; charset=utf-8")
 
     def usage(self, request: Request) -> Response:
         with self.reading() as (conn, ctx):

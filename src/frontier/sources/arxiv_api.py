@@ -307,7 +307,7 @@ def _entry_record(
             arxiv_version=parsed[1],
             doi=normalize_doi(doi) if doi and doi.strip() else None,
             title=_text(entry, "atom:title"),
-            authors=[_drop_c1(name) for name in authors if name.strip()],
+            authors=[without_c1_controls(name) for name in authors if name.strip()],
             categories=list(dict.fromkeys(c for c in categories if c and c.strip())),
             abstract=_text(entry, "atom:summary") or None,
             pdf_url=settings.pdf_url_template.format(id=short_id),
@@ -321,10 +321,10 @@ def _entry_record(
 
 
 def _text(entry: Any, path: str) -> str:
-    return _drop_c1(_squash(entry.findtext(path, namespaces=_NS) or ""))
+    return without_c1_controls(_squash(entry.findtext(path, namespaces=_NS) or ""))
 
 
-def _drop_c1(text: str) -> str:
+def without_c1_controls(text: str) -> str:
     """arXiv's own feed carries stray C1 control characters in a few abstracts (2403.16981v2
     has U+0080): they are dropped, where a file of records holding one is rejected."""
     return _C1.sub("", text)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import REPO, corpus
+from helpers import MARK, REPO, corpus, marked_processes, process_stat
 from typer.testing import CliRunner
 from web_kb import free_port
 
@@ -34,32 +34,7 @@ from frontier.workspace import init_workspace
 pytestmark = pytest.mark.slow
 
 SAMPLE = REPO / "src" / "frontier" / "data" / "sample_papers.jsonl"
-MARK = "FRONTIER_ORPHAN_CHECK"
 WAIT_S = 240  # generous: the embedded model shares two cores with whatever else runs
-
-
-def _stat(pid: int) -> tuple[str, int] | None:
-    """A process's state letter and start time, or None when it is gone."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = raw[raw.rindex(")") + 2 :].split()
-    return fields[0], int(fields[19])
-
-
-def _marked(mark: str) -> dict[int, int]:
-    """Live processes whose environment carries `mark`, with their start times."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            if f"{MARK}={mark}".encode() in (entry / "environ").read_bytes().split(b"\0"):
-                stat = _stat(int(entry.name))
-                if stat and stat[0] != "Z":
-                    found[int(entry.name)] = stat[1]
-    return found
 
 
 def _cmdline(pid: int) -> str:
@@ -69,7 +44,7 @@ def _cmdline(pid: int) -> str:
 
 
 def _alive(pid: int, started: int) -> bool:
-    stat = _stat(pid)
+    stat = process_stat(pid)
     return stat is not None and stat[1] == started and stat[0] != "Z"
 
 
@@ -101,7 +76,9 @@ def started(
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-        for pid in _marked(mark):  # never leave one behind for the next test, even on failure
+        for pid in marked_processes(
+            mark
+        ):  # never leave one behind for the next test, even on failure
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
 
@@ -109,7 +86,7 @@ def started(
 def kill_and_check(proc: subprocess.Popen[bytes], mark: str) -> dict[int, str]:
     """SIGKILL the command; assert that everything it started dies too. Returns what it had
     started, by pid and command line."""
-    children = {pid: t for pid, t in _marked(mark).items() if pid != proc.pid}
+    children = {pid: t for pid, t in marked_processes(mark).items() if pid != proc.pid}
     names = {pid: _cmdline(pid) for pid in children}
     proc.send_signal(signal.SIGKILL)
     assert proc.wait(timeout=30) == -signal.SIGKILL
@@ -119,7 +96,7 @@ def kill_and_check(proc: subprocess.Popen[bytes], mark: str) -> dict[int, str]:
     ) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not left, [names[p] for p in left]
-    assert _marked(mark) == {}, [_cmdline(p) for p in _marked(mark)]
+    assert marked_processes(mark) == {}, [_cmdline(p) for p in marked_processes(mark)]
     return names
 
 
@@ -145,7 +122,7 @@ def test_sigkill_ingest_mid_extraction_leaves_no_worker(tmp_path: Path) -> None:
     with started(args, {"FRONTIER_INGEST__WORKERS": "2"}) as (proc, mark):
 
         def pool_running() -> bool:
-            lines = [_cmdline(p) for p in _marked(mark)]
+            lines = [_cmdline(p) for p in marked_processes(mark)]
             workers = [line for line in lines if "spawn_main" in line]
             return len(workers) == 2 and any("resource_tracker" in line for line in lines)
 
@@ -156,7 +133,7 @@ def test_sigkill_ingest_mid_extraction_leaves_no_worker(tmp_path: Path) -> None:
 
 def _server_answers(mark: str) -> bool:
     """The embedded model server of this command is up and answers."""
-    for pid in _marked(mark):
+    for pid in marked_processes(mark):
         port = re.search(r"--port (\d+)", _cmdline(pid))
         if "llama_cpp.server" in _cmdline(pid) and port:
             with contextlib.suppress(OSError):

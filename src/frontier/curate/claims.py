@@ -285,14 +285,12 @@ def _headline_kind(claim: Claim) -> bool:
 
 def best_statements(claims: list[Claim]) -> list[Claim]:
     """Each headline result once, in its best-ranked statement, best result first."""
-    best: dict[tuple[tuple[str, ...], str], Claim] = {}
-    for claim in claims:
-        key = result_key(claim)
-        if not _headline_kind(claim):
-            continue
-        if key not in best or headline_score(claim, []) > headline_score(best[key], []):
-            best[key] = claim
-    return sorted(best.values(), key=lambda c: -headline_score(c, []))
+    best: dict[tuple[tuple[str, ...], str], tuple[float, Claim]] = {}
+    for claim in filter(_headline_kind, claims):
+        key, score = result_key(claim), headline_score(claim, [])
+        if key not in best or score > best[key][0]:
+            best[key] = (score, claim)
+    return [claim for _, claim in sorted(best.values(), key=lambda pair: -pair[0])]
 
 
 def _says_a_result(claim: Claim, names: list[str]) -> bool:

@@ -14,7 +14,8 @@ configured (by default the embedded) model:
 - headline: when the claims table has a `headline` column, the share of the labelled papers'
   headline claims that are labelled claims, and the labelled claims found among them;
 - entries whose "what it is" is the paper's title (or starts with it) or empty;
-- relation evidence that is not on the page it names (when relations carry a page).
+- relation evidence that is not on the page it names (when relations carry a page), and the
+  model's "how" sentences that the evidence and abstract do not bear out.
 
 With --demo the entry and relation checks run over the demo KB (abstracts only; claims are
 counts there).
@@ -231,17 +232,30 @@ def relation_figures(conn: sqlite3.Connection) -> dict:
     have = columns(conn, "relations")
     total = conn.execute("SELECT COUNT(*) FROM relations").fetchone()[0]
     with_evidence = conn.execute("SELECT COUNT(*) FROM relations WHERE evidence != ''").fetchone()
-    figures = {"relations": total, "with evidence": with_evidence[0], "checked": None, "off": None}
+    figures = {
+        "relations": total,
+        "with evidence": with_evidence[0],
+        "checked": None,
+        "off": None,
+        "how shown": None,
+        "how not borne out": None,
+    }
     if "page" not in have:
         return figures
     rows = conn.execute(
-        "SELECT r.evidence, coalesce(g.text, p.title || ' ' || coalesce(p.abstract, '')) AS text "
+        "SELECT r.evidence, r.how, p.abstract, "
+        "coalesce(g.text, p.title || ' ' || coalesce(p.abstract, '')) AS text "
         "FROM relations r JOIN papers p ON p.id = r.paper_id LEFT JOIN pages g "
         "ON g.paper_id = r.paper_id AND g.page = r.page WHERE r.evidence != ''"
     ).fetchall()
     figures["checked"] = len(rows)
     figures["off"] = sum(
         not (r["text"] and squash(r["evidence"]) in squash(r["text"])) for r in rows
+    )
+    hows = [r for r in rows if r["how"]]
+    figures["how shown"] = len(hows)
+    figures["how not borne out"] = sum(
+        not support(r["how"], f"{r['evidence']} {r['abstract'] or ''}").supported for r in hows
     )
     return figures
 
@@ -294,6 +308,10 @@ def print_table(figures: dict) -> None:
         else share(rel["off"], rel["checked"])
     )
     rows.append(("relation evidence not on its page", off))
+    if rel["how shown"] is not None:
+        rows.append(
+            ("model 'how' not borne out", share(rel["how not borne out"], rel["how shown"]))
+        )
     width = max(len(name) for name, _ in rows)
     print(f"Content of {figures['workspace']}")
     for name, value in rows:

@@ -41,6 +41,7 @@ from frontier.intake.run import ingest_plan
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import load_embedder
 from frontier.sources.abstracts import read_abstracts
+from frontier.sources.arxiv_api import without_c1_controls
 from frontier.sources.ids import parse_arxiv_id
 from frontier.store import curation as store
 from frontier.store.runs import start_run
@@ -70,7 +71,8 @@ def require(path: Path) -> Path:
 
 
 def feed_records(wanted: set[str], out: Path) -> Path:
-    """The labelled out-of-field entries of a recorded arXiv feed, as a JSONL file to ingest."""
+    """The labelled out-of-field entries of a recorded arXiv feed, as a JSONL file to ingest,
+    cleaned as the arXiv reader cleans its feed."""
     body = json.loads(require(FEED).read_text())["body"]
     rows = []
     for entry in ET.fromstring(body).iter(f"{ATOM}entry"):
@@ -79,8 +81,8 @@ def feed_records(wanted: set[str], out: Path) -> Path:
             rows.append(
                 {
                     "id": parsed[0],
-                    "title": entry.findtext(f"{ATOM}title", ""),
-                    "abstract": entry.findtext(f"{ATOM}summary", ""),
+                    "title": without_c1_controls(entry.findtext(f"{ATOM}title", "")),
+                    "abstract": without_c1_controls(entry.findtext(f"{ATOM}summary", "")),
                 }
             )
     out.write_text("\n".join(json.dumps(r) for r in rows) + "\n")

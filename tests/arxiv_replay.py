@@ -38,6 +38,8 @@ RECORDED_JSON_DIR = ARXIV_DIR / "arxiv.py_recorded_json"
 OLD_XML_DIR = ARXIV_DIR / "arxiv.py_2016_xml"
 EMPTY_RECORDING = "id_0000.0000_s0_m100_8b51d9633a68.json"
 _ATOM = "{http://www.w3.org/2005/Atom}"
+_OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
+_ARXIV = "{http://arxiv.org/schemas/atom}"
 
 Key = tuple[str, str, int, int]
 
@@ -107,6 +109,36 @@ def load_recordings() -> dict[Key, Recording]:
             request_key(_old_feed_params(body, path.name)), Recording(200, body, path.name)
         )
     return table
+
+
+def arxiv_feed(records: list[dict[str, object]]) -> bytes:
+    """An export-API answer holding these records (id with version, title, authors, date,
+    categories, abstract), in the format of the recorded 2026 feeds."""
+    feed = ET.Element(f"{_ATOM}feed")
+    ET.SubElement(feed, f"{_ATOM}id").text = "https://arxiv.org/api/replayed"
+    ET.SubElement(feed, f"{_ATOM}title").text = "arXiv Query: replayed"
+    ET.SubElement(feed, f"{_ATOM}updated").text = "2026-01-01T00:00:00Z"
+    ET.SubElement(feed, f"{_OPENSEARCH}itemsPerPage").text = str(max(len(records), 1))
+    ET.SubElement(feed, f"{_OPENSEARCH}totalResults").text = str(len(records))
+    ET.SubElement(feed, f"{_OPENSEARCH}startIndex").text = "0"
+    for record in records:
+        entry = ET.SubElement(feed, f"{_ATOM}entry")
+        stamp = f"{record['date']}T12:00:00Z"
+        ET.SubElement(entry, f"{_ATOM}id").text = f"http://arxiv.org/abs/{record['id']}"
+        ET.SubElement(entry, f"{_ATOM}title").text = str(record["title"])
+        ET.SubElement(entry, f"{_ATOM}updated").text = stamp
+        ET.SubElement(entry, f"{_ATOM}published").text = stamp
+        ET.SubElement(entry, f"{_ATOM}summary").text = str(record["abstract"])
+        for name in record["authors"]:  # type: ignore[attr-defined]
+            ET.SubElement(ET.SubElement(entry, f"{_ATOM}author"), f"{_ATOM}name").text = name
+        for category in record["categories"]:  # type: ignore[attr-defined]
+            ET.SubElement(entry, f"{_ATOM}category", term=category)
+        primary = record["categories"][0]  # type: ignore[index]
+        ET.SubElement(entry, f"{_ARXIV}primary_category", term=primary)
+        for rel, href in (("alternate", "abs"), ("related", "pdf")):
+            link = f"https://arxiv.org/{href}/{record['id']}"
+            ET.SubElement(entry, f"{_ATOM}link", href=link, rel=rel)
+    return ET.tostring(feed, encoding="utf-8", xml_declaration=True)
 
 
 def empty_feed() -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -100,3 +101,31 @@ def copy_of(workspace: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "kb"
     shutil.copytree(workspace, copy)
     return copy
+
+
+# a marker in a command's environment finds every process it starts, however they are named
+MARK = "FRONTIER_ORPHAN_CHECK"
+
+
+def process_stat(pid: int) -> tuple[str, int] | None:
+    """A process's state letter and start time, or None when it is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = raw[raw.rindex(")") + 2 :].split()
+    return fields[0], int(fields[19])
+
+
+def marked_processes(mark: str) -> dict[int, int]:
+    """Live processes whose environment carries `mark`, with their start times."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            if f"{MARK}={mark}".encode() in (entry / "environ").read_bytes().split(b"\0"):
+                stat = process_stat(int(entry.name))
+                if stat and stat[0] != "Z":
+                    found[int(entry.name)] = stat[1]
+    return found

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from frontier.curate.candidates import Candidate
-from frontier.curate.claims import code_claims, gate, mark_headlines, system_names, with_setup
+from frontier.curate.claims import (
+    code_claims,
+    gate,
+    mark_headlines,
+    reads_as_prose,
+    system_names,
+    with_setup,
+    worse_result,
+)
 from frontier.curate.spans import propose, setup_names
 from frontier.store.claims import Claim
 
@@ -125,3 +133,47 @@ def test_the_papers_own_system_is_no_baseline() -> None:
     claim = next(c for c in claim if c.value_text == "900 tok/s")
     claim.baseline = "QuillServe"
     assert gate(claim, ["QuillServe"]).baseline == ""
+
+
+def test_a_number_that_says_worse_is_never_a_headline() -> None:
+    claims = [
+        *_claim("QuillServe kernels are up to 2.8× slower than FlashAttention-2 at short context."),
+        *_claim("QuillServe adds up to 5% higher latency than TurboServe."),
+        *_claim("QuillServe raises throughput by 1.9× over TurboServe."),
+    ]
+    assert [worse_result(c) for c in claims] == [True, True, False]
+    marked = mark_headlines(claims, "QuillServe: Fast Serving")
+    assert [c.headline for c in marked] == [False, False, True]
+
+
+def test_a_list_cut_short_and_the_next_subject_are_no_baselines() -> None:
+    cut = "Our kernels achieve 1.45× and 2× speedup over GPTQ and GPTQ with reordering on A100."
+    assert all(not p.baselines for p in propose(cut))
+    subject = "Compared to the full autoregressive decoding, QuillSpec achieved up to 1.8× speedup."
+    assert [b.text for b in propose(subject)[0].baselines] == ["the full autoregressive decoding"]
+    stringent = "It serves 4.5× higher rates and 10.2× more stringent SLO than vLLM."
+    assert [p.direction for p in propose(stringent)] == ["higher", "lower"]
+
+
+def test_figure_labels_and_shares_are_not_typed_as_results() -> None:
+    caption = (
+        "Copyright 2025. dense 1 2 1 4 512 MB 256 MB 128 MB transfers per token 0.2 0.4 "
+        "Figure 1: accuracy versus transfers."
+    )
+    assert not reads_as_prose(caption)
+    appendix = "Batch size 1× 10× Speedup Figure F1: speedup over the dense baseline, across sizes."
+    assert not reads_as_prose(appendix)
+    assert reads_as_prose("QuillServe raises throughput by 1.9× over TurboServe.")
+    (equation,) = _claim("the latency is T4 = C5 · n · 3s B−1 ∑ i=0 li = C5 · 3ht", 16, "appendix")
+    equation = gate(equation)
+    assert (equation.value_text, equation.metric, equation.hardware) == ("3s", "", "")
+    (share,) = propose("Keeping only 1% of salient weights in FP16 greatly reduces the error.")
+    assert not share.metrics and share.direction == ""
+    (of_peak,) = propose("The kernel reaches 72% of peak memory bandwidth on one GPU.")
+    assert [m.text for m in of_peak.metrics] == ["peak memory bandwidth"]
+
+
+def test_a_baseline_ends_where_the_next_value_begins() -> None:
+    sentence = "Our kernels reach 1.45× speedup over GPTQ and 1.85× speedup over cuBLAS FP16."
+    first, second = propose(sentence)
+    assert first.baselines[0].text == "GPTQ" and second.baselines[0].text == "cuBLAS FP16"

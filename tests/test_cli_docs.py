@@ -14,6 +14,7 @@ from helpers import REPO, run_cli
 from typer.testing import CliRunner
 
 from frontier.cli import app
+from frontier.errors import EXIT_CODES
 from frontier.workspace import default_config_text
 
 README = (REPO / "README.md").read_text()
@@ -96,3 +97,12 @@ def test_every_config_section_is_documented() -> None:
         keys = body[0].keys() if isinstance(body, list) else body.keys()
         for key in keys:
             assert f"`{key}`" in README, f"{section}.{key}"
+
+
+def test_exit_codes_are_one_table_in_the_readme_and_in_help() -> None:
+    section = README.split("Exit codes, the same for every command", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\| (\d+) \| (.+) \|$", section, flags=re.MULTILINE)
+    assert [(int(code), meaning) for code, meaning in rows] == list(EXIT_CODES.items())
+    shown = " ".join(CliRunner().invoke(app, ["--help"], env={"COLUMNS": "300"}).output.split())
+    for code, meaning in EXIT_CODES.items():
+        assert f"{code} {meaning}" in shown, code

@@ -10,8 +10,8 @@ from frontier.curate.entry import (
     phrase_claim,
     restates_title,
 )
-from frontier.curate.relations import checked_how
-from frontier.curate.support import support
+from frontier.curate.relations import before_references, checked_how
+from frontier.curate.support import is_prose, support
 from frontier.store.claims import Claim
 
 TITLE = "QuillServe: Block-Level Memory Reuse for Serving Language Models"
@@ -83,6 +83,14 @@ def test_headline_numbers_are_phrased_from_spans() -> None:
         setup_page=8,
     )
     assert phrase_claim(setup) == "3× speedup (p. 1; OPT-13B, setup p. 8)"
+    more = _claim(
+        value_text="4.48×",
+        metric="requests",
+        direction="higher",
+        baseline="prior systems",
+        quote="It can serve 4.48× more requests compared to prior systems.",
+    )
+    assert phrase_claim(more) == "4.48× more requests than prior systems (p. 1)"
 
 
 def test_model_text_about_the_field_or_pointing_back_is_not_kept() -> None:
@@ -98,3 +106,22 @@ def test_a_relations_how_is_one_whole_sentence_borne_out_without_numbers() -> No
     assert checked_how(kept, evidence, ABSTRACT) == kept
     assert checked_how("2.5xgains in throughput over TurboServe", evidence, ABSTRACT) == ""
     assert checked_how("It uses a learned router trained on chat logs.", evidence, ABSTRACT) == ""
+
+
+def test_relation_evidence_comes_from_the_papers_own_text_not_its_references() -> None:
+    pages = [
+        (1, "We batch requests as they arrive, so the GPU never waits for a full batch."),
+        (9, "Our scheduler keeps p99 latency flat under load.\nReferences\n[1] A cited title."),
+        (10, "Accelerating large language model decoding with speculative sampling."),
+    ]
+    kept = before_references(pages, (9, "References"))
+    assert [n for n, _ in kept] == [1, 9]
+    assert "cited" not in kept[1][1] and "p99" in kept[1][1]
+    assert before_references(pages, None) == pages
+    cited = "Fast decoding with drafts. arXiv preprint arXiv:2302.01318, 2023."
+    assert not is_prose(cited)
+    heading = (
+        "Speculative Decoding with Big Little Decoder Sehoon Kim Karttikeya Mangalam Suhong Moon."
+    )
+    assert not is_prose(heading)
+    assert is_prose("We batch requests as they arrive, so the GPU never waits for a full batch.")

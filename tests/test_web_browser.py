@@ -7,6 +7,7 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from fake_openai import FakeOpenAI, Reply
@@ -159,6 +160,7 @@ def test_static_site_from_disk(kb: Path, browser: object, tmp_path: Path) -> Non
     page.get_by_role("link", name="Search", exact=True).click()
     page.fill("input[name=q]", "paged attention")
     page.press("input[name=q]", "Enter")
+    page.wait_for_selector("#results li")  # the page's script fills the results
     assert page.locator("#results li").count() > 0
     assert VLLM_TITLE in reader.text("#results")
     reader.shot("11-site-search")
@@ -212,4 +214,51 @@ def test_ask_and_open_a_map(
         page.locator("p.overview a.cite").first.click()
         assert page.url.startswith(base + "/paper/") and reader.text("h1")
     assert reader.dialogs == [], "no script from the model ran"
+    assert reader.errors == [], "no console errors (CSP violations included)"
+
+
+def _links(page: object) -> list[str]:
+    """Every link target in the page's main part, as the browser resolved it."""
+    hrefs = page.locator("main a").evaluate_all("links => links.map(a => a.href)")  # type: ignore[attr-defined]
+    return sorted(set(hrefs))
+
+
+def test_digest_pages_through_the_server_and_the_site(
+    kb: Path, browser: object, tmp_path: Path
+) -> None:
+    root = copy_kb(kb, tmp_path / "kb")
+    written = run_cli("-w", str(root), "digest")
+    assert written.code == 0, written.out + written.err
+    (digest,) = (root / "kb" / "digests").glob("*.md")
+    reader = Reader(browser)
+    page = reader.page
+    with serving(root) as base:
+        page.goto(base + "/")
+        page.get_by_role("link", name="Digest", exact=True).click()
+        assert reader.text("h1") == "What changed"
+        assert page.locator("table.digests a.digest").count() == 1
+        shown = reader.text("section.digest")
+        assert HOSTILE_TITLE in shown and "<u>disagree</u>" in shown  # as text, not markup
+        assert page.locator("main script, main img, main b, main u").count() == 0
+        reader.shot("16-digests")
+        for href in _links(page):
+            assert page.request.get(href).status == 200, href
+        page.locator("a.digest").first.click()
+        assert reader.text("h1") == f"What changed: {digest.stem}"
+        reader.shot("17-digest")
+        page.get_by_role("link", name=VLLM_TITLE).first.click()
+        assert reader.text("h1") == VLLM_TITLE
+    out = tmp_path / "site"
+    assert run_cli("-w", str(root), "site", str(out)).code == 0
+    page.goto((out / "digest.html").as_uri())
+    assert HOSTILE_TITLE in reader.text("section.digest")
+    assert page.locator("main script, main img, main b, main u").count() == 0
+    for href in _links(page):
+        assert Path(unquote(urlsplit(href).path)).is_file(), href
+    page.locator("a.digest").first.click()
+    assert reader.text("h1") == f"What changed: {digest.stem}"
+    page.get_by_role("link", name=VLLM_TITLE).first.click()
+    assert reader.text("h1") == VLLM_TITLE and page.url.startswith("file://")
+    reader.shot("18-site-digest")
+    assert reader.dialogs == [], "no script from the data ran"
     assert reader.errors == [], "no console errors (CSP violations included)"

@@ -12,10 +12,12 @@ from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
 
 from frontier.errors import ConfigError as ConfigError  # re-exported for callers of this module
+from frontier.sources.records import bad_character, kind_of
 
 CONFIG_NAME = "frontier.toml"
 _ROUTE_RE = re.compile(r"\s*(?:→|->)\s*([a-z0-9][a-z0-9-]*)\s*$")
@@ -30,6 +32,25 @@ def _check_slug(value: str) -> str:
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*")
+    @classmethod
+    def _printable(cls, value: object) -> object:
+        """No control character, lone surrogate or replacement character in any text."""
+        for text in _strings(value):
+            if problem := bad_character(text):
+                raise ValueError(problem)
+        return value
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [text for item in value for text in _strings(item)]
+    if isinstance(value, dict):
+        return [text for item in value for text in _strings(item)]
+    return []
 
 
 class ScopeLine(BaseModel):
@@ -138,6 +159,18 @@ class IngestSettings(_Section):
     )
 
 
+class SiteSettings(_Section):
+    base_url: str = Field(
+        default="",
+        description="Where `frontier site` output is published; feed links start with it",
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _ends_with_slash(cls, value: str) -> str:
+        return value if not value or value.endswith("/") else value + "/"
+
+
 class ModelThinking(_Section):
     """How one model switches its reasoning on: the chat-template key it reads, if any."""
 
@@ -212,6 +245,9 @@ class Settings(BaseSettings):
     entities: list[Entity] = Field(
         default_factory=list, description="Organisations, models, hardware and methods tracked"
     )
+    site: SiteSettings = Field(
+        default_factory=SiteSettings, description="The published static site and feed"
+    )
 
     @model_validator(mode="after")
     def _routes_point_at_siblings(self) -> Settings:
@@ -234,15 +270,54 @@ class Settings(BaseSettings):
         raise ConfigError(f"no topic '{slug}' (known: {', '.join(t.slug for t in self.topics)})")
 
 
-def load_settings(config_path: Path) -> Settings:
-    """Read a workspace's TOML, let FRONTIER_* environment variables override it, validate."""
+# the sections of the file and the models their values must fit as written
+_FILE_SECTIONS: dict[str, type[BaseModel]] = {
+    "field": FieldSettings,
+    "arxiv": ArxivSettings,
+    "ingest": IngestSettings,
+    "llm": LLMSettings,
+    "curate": CurateSettings,
+}
+_FILE_LISTS: dict[str, type[BaseModel]] = {"topics": Topic, "entities": Entity}
+
+
+def read_config_file(config_path: Path) -> dict[str, object]:
+    """The file's TOML as UTF-8 text, each known section checked strictly as written (no
+    `true` for a number, no "2" for 2; an integer is accepted where a decimal is expected)."""
     try:
-        with config_path.open("rb") as handle:
-            tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{config_path}: not valid TOML: {exc}") from exc
+        text = config_path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"{config_path}: cannot read: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{config_path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02X} at offset "
+            f"{exc.start}); save it as UTF-8"
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{config_path}: not valid TOML: {exc}") from exc
+    for key, value in data.items():
+        _check_section(config_path, key, value)
+    return data
+
+
+def _check_section(config_path: Path, key: str, value: object) -> None:
+    model = _FILE_SECTIONS.get(key) or _FILE_LISTS.get(key)
+    if model is None:
+        return  # an unknown section is reported, with the others, by the settings themselves
+    items = value if key in _FILE_LISTS and isinstance(value, list) else [value]
+    for number, item in enumerate(items):
+        try:
+            model.model_validate(item, strict=True)
+        except ValidationError as exc:
+            where = (key, number) if key in _FILE_LISTS else (key,)
+            raise ConfigError(_describe_validation_error(config_path, exc, where)) from None
+
+
+def load_settings(config_path: Path) -> Settings:
+    """Read a workspace's TOML, let FRONTIER_* environment variables override it, validate."""
+    read_config_file(config_path)
 
     class _FileSettings(Settings):
         @classmethod
@@ -264,12 +339,19 @@ def load_settings(config_path: Path) -> Settings:
         loaded = _FileSettings()
     except ValidationError as exc:
         raise ConfigError(_describe_validation_error(config_path, exc)) from exc
+    except SettingsError as exc:  # an environment override that cannot be parsed
+        raise ConfigError(f"FRONTIER_* environment: {exc}") from None
     return Settings.model_validate(loaded.model_dump())
 
 
-def _describe_validation_error(path: Path, exc: ValidationError) -> str:
+def _describe_validation_error(
+    path: Path, exc: ValidationError, where: tuple[str | int, ...] = ()
+) -> str:
     problems = []
-    for error in exc.errors():
-        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
-        problems.append(f"key '{key}': {error['msg']}")
+    for error in exc.errors(include_url=False):
+        key = ".".join(str(part) for part in (*where, *error["loc"])) or "(top level)"
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if str(error["type"]).endswith("_type"):
+            message += f", got {kind_of(error['input'])}"
+        problems.append(f"key '{key}': {message}")
     return f"{path}: " + "; ".join(problems)

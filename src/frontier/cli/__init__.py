@@ -13,7 +13,13 @@ from typer.core import TyperGroup
 
 from frontier.cli import intake, kb, llm, output, pipeline, synth, web
 from frontier.cli.options import NoCacheOpt, Options, WorkspaceOpt
-from frontier.errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, FrontierError
+from frontier.errors import (
+    EXIT_CODES,
+    EXIT_FAILED,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    FrontierError,
+)
 
 GROUPS = (intake, pipeline, kb, synth, web, llm)
 
@@ -58,9 +64,16 @@ def _internal_error(exc: BaseException) -> None:
     raise typer.Exit(EXIT_INTERNAL) from None
 
 
+def exit_codes_epilog() -> str:
+    """The exit code table for `--help`; typer keeps paragraphs, so one code a paragraph."""
+    rows = [f"{code:>3}  {meaning}" for code, meaning in EXIT_CODES.items()]
+    return "\n\n".join(["Exit codes, the same for every command:", *rows])
+
+
 app = typer.Typer(
     cls=FrontierGroup,
     help="frontier keeps a living knowledge base of a research field.",
+    epilog=exit_codes_epilog(),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

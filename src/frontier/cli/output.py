@@ -299,7 +299,29 @@ def update_lines(step: str, data: Any) -> list[str]:
         return curation_lines(data)
     if step == "render":
         return [f"render: {rendered_line(data)} -> {data['kb']}"]
+    if step == "digest":
+        return digest_lines(data)
     raise ValueError(f"no such step: {step}")
+
+
+def digest_lines(result: Any) -> list[str]:
+    """Where a written digest went and its five-line summary; one line when nothing changed."""
+    if result.digest is None:
+        return [escape(f"digest: {result.nothing_new()}")]
+    return [
+        f"digest: {escape(str(result.path))}",
+        *(f"  {escape(line)}" for line in result.digest.summary()),
+    ]
+
+
+def print_digest(console: Console, result: Any) -> None:
+    """The digest's markdown, then where it was written; one line when nothing changed."""
+    if result.digest is None:
+        plain(console, result.nothing_new())
+        return
+    plain(console, result.page.rstrip("\n"))
+    if result.path:
+        plain(console, f"\nWritten to {result.path}")
 
 
 # --- the KB ----------------------------------------------------------------------------------

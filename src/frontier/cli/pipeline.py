@@ -8,8 +8,9 @@ from typing import Annotated, Any
 import typer
 
 from frontier.cli import output
-from frontier.cli.options import JsonOpt, done, options
+from frontier.cli.options import JsonOpt, TopicOnlyOpt, done, options
 from frontier.commands import curate as curation
+from frontier.commands import digest as digests
 from frontier.commands import pipeline
 
 app = typer.Typer()
@@ -88,6 +89,27 @@ def update(
         if workspace:
             pipeline.save_log(workspace[0], output.markup_to_text(said))
     done(code)
+
+
+@app.command()
+def digest(
+    ctx: typer.Context,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="What changed from this date on (YYYY-MM-DD, UTC)."),
+    ] = None,
+    runs: Annotated[
+        int | None, typer.Option("--runs", help="What the last N `frontier update` runs changed.")
+    ] = None,
+    topic: TopicOnlyOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """What changed in the KB since the last digest: new entries, gaps, conflicts, cost."""
+    opts = options(ctx)
+    result = digests.digest(opts.workspace, since, runs, topic)
+    output.print_data(
+        opts.console, result.to_dict(), json_out, lambda c, _: output.print_digest(c, result)
+    )
 
 
 @app.command()

@@ -43,7 +43,7 @@ def serve(
         typer.Option("--allow-edits", help="Allow accepting or rejecting proposed gaps."),
     ] = False,
 ) -> None:
-    """Browse the KB in a local web UI: topics, papers, claims, search, maps, ask, usage."""
+    """Browse the KB in a local web UI: topics, papers, digests, claims, search, maps, ask, usage."""
     opts = options(ctx)
     server = web.server(opts.workspace, host, port, public, allow_edits)
     if public:

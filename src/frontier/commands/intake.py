@@ -14,6 +14,7 @@ from frontier.intake.expand import Plan, expand_paths
 from frontier.intake.report import Report
 from frontier.intake.run import ingest_plan, pdf_fetcher
 from frontier.intake.single import plan_single
+from frontier.sources.records import printable
 from frontier.store import queries
 from frontier.store.runs import recent_runs, recorded_run
 from frontier.synthesize.retrieve import search_papers
@@ -77,7 +78,9 @@ def add(
             plan.problems += single.problems
         return plan
 
-    return ingest_run(ws, "add", " ".join(items), plan_all, progress, fetch=True, password=password)
+    return ingest_run(
+        ws, "add", printable(" ".join(items)), plan_all, progress, fetch=True, password=password
+    )
 
 
 def ingest(
@@ -92,7 +95,7 @@ def ingest(
     return ingest_run(
         ws,
         "ingest",
-        " ".join(map(str, paths)),
+        " ".join(printable(str(path)) for path in paths),
         lambda: expand_paths(paths, password, chunk_tokens),
         progress,
         fetch,

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from frontier.commands.pipeline import render_workspace
 from frontier.config import Settings
 from frontier.errors import KBError
-from frontier.render import render_vault
 from frontier.store import status as item_status
 from frontier.store.curation import all_relations
 from frontier.store.kb import load_items
@@ -155,6 +155,5 @@ def relations(workspace: Path | None, paper: str | None, kind: str | None) -> li
 
 def render(workspace: Path | None) -> dict[str, Any]:
     """Render the markdown vault from the store: files written, unchanged, removed, and where."""
-    with _store(workspace) as (ws, conn):
-        counts = render_vault(conn, ws.settings, ws.kb_dir)
-    return {**counts, "kb": str(ws.kb_dir)}
+    ws = open_workspace(workspace)
+    return {**render_workspace(ws), "kb": str(ws.kb_dir)}

@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 
 from frontier.commands.curate import curate_workspace
+from frontier.commands.digest import FEED_FILE, write_digest, write_feed
 from frontier.commands.intake import ingest_run, status_data
 from frontier.intake.discover import plan_discovery
 from frontier.intake.expand import expand_paths
@@ -26,8 +27,14 @@ StepCallback = Callable[[str, Any], None]
 
 
 def render_workspace(ws: Workspace) -> dict[str, int]:
+    """The vault, and the feed of its digests once there are any."""
     with contextlib.closing(ws.connect()) as conn:
-        return render_vault(conn, ws.settings, ws.kb_dir)
+        counts = render_vault(conn, ws.settings, ws.kb_dir)
+        if write_feed(ws, conn):
+            counts["written"] += 1
+        elif (ws.kb_dir / FEED_FILE).exists():
+            counts["unchanged"] += 1
+    return counts
 
 
 @dataclass
@@ -69,9 +76,10 @@ def demo(directory: Path, curate: bool, progress: Console) -> DemoOutcome:
 def update(
     workspace: Path | None, paths: list[Path], progress: Console, on_step: StepCallback
 ) -> int:
-    """discover (every topic, its window) -> ingest -> curate -> render; for a daily schedule.
-    `on_step` hears of each step as it ends: start (the workspace), discover and ingest (their
-    reports), curate (counts and failures), render (counts and the vault's folder)."""
+    """discover (every topic, its window) -> ingest -> curate -> render -> digest; for a daily
+    schedule. `on_step` hears of each step as it ends: start (the workspace), discover and
+    ingest (their reports), curate (counts and failures), render (counts and the vault's
+    folder), digest (what changed since the last digest, written to kb/digests/)."""
     ws = open_workspace(workspace)
     on_step("start", ws)
     found = ingest_run(
@@ -98,6 +106,7 @@ def update(
     curation = curate_workspace(ws, progress)
     on_step("curate", curation)
     on_step("render", {**render_workspace(ws), "kb": str(ws.kb_dir)})
+    on_step("digest", write_digest(ws, "update:digest"))
     codes = [found.exit_code(), local.exit_code(), EXIT_FAILED if curation["failures"] else EXIT_OK]
     return max(codes)
 

@@ -10,14 +10,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, create_model
 
 from frontier.curate.candidates import Candidate
-from frontier.curate.spans import Proposal, Span, propose
+from frontier.curate.spans import LOWER_IS_BETTER, Proposal, Span, propose
 from frontier.curate.verify import normalize, verify_claim
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-7"
+TYPING_VERSION = "spans-12"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -153,7 +153,10 @@ def gate(claim: Claim, own_names: list[str] | None = None) -> Claim:
     """Every typed field must be a span of the quote (model and hardware may come from the
     setup section), the metric no identifier or placeholder, the baseline not the value, the
     direction given by a word of the quote, the baseline not the paper's own system. A field that
-    fails is emptied, never stored."""
+    fails is emptied, never stored. A quote that is not prose (an equation, a figure's labels
+    run together) keeps its value and no typed field."""
+    if not reads_as_prose(claim.quote):
+        return replace(claim, metric="", baseline="", model_name="", hardware="", direction="")
     quote = normalize(claim.quote)
     on_quote = lambda text: bool(text) and normalize(text) in quote  # noqa: E731
     metric_ok = (
@@ -237,6 +240,59 @@ def result_key(claim: Claim) -> tuple[tuple[str, ...], str]:
     return tuple(re.findall(r"\d+(?:\.\d+)?", claim.value_text)), claim.unit
 
 
+_WORSE_WORDS = re.compile(
+    r"\bslow(?:er|s|ed)?\b|\bslow-?downs?\b|\bdegrad\w*|\boverheads?\b|\bpenalt\w*|"
+    r"\bless (?:efficient|accurate)\b|\bworse\b",
+    re.IGNORECASE,
+)
+_HIGHER_IS_BETTER = re.compile(
+    r"throughput|speed|goodput|accuracy|capacity|requests?\b|rate|bandwidth|utili[sz]|MFU|"
+    r"score|quality|efficien",
+    re.IGNORECASE,
+)
+
+
+def worse_result(claim: Claim) -> bool:
+    """A number that says something is worse (slower, costlier, a higher latency, an overhead):
+    a cost or a baseline's weakness, never one of the paper's headline results."""
+    if _WORSE_WORDS.search(claim.metric):
+        return True
+    at = claim.quote.find(claim.value_text)
+    if at >= 0 and _WORSE_WORDS.match(claim.quote[at + len(claim.value_text) :].lstrip()):
+        return True
+    lower_is_better = bool(LOWER_IS_BETTER.search(claim.metric))
+    if claim.direction == "higher":
+        return lower_is_better
+    if claim.direction == "lower":
+        return not lower_is_better and bool(_HIGHER_IS_BETTER.search(claim.metric))
+    return False
+
+
+_CAPTION = re.compile(r"\b(?:Figure|Fig\.|Table)\s*[A-Z]?\d+(?:\.\d+)?\s*:")
+
+
+def reads_as_prose(sentence: str) -> bool:
+    """Words, not a figure's labels or a table row run into a sentence by the PDF text."""
+    tokens = sentence.split()
+    words = [t for t in tokens if re.fullmatch(r"\(?[A-Za-z][\w'’-]*[),.;:]*", t)]
+    return len(tokens) >= 5 and len(words) >= 0.6 * len(tokens) and not _CAPTION.search(sentence)
+
+
+def _headline_kind(claim: Claim) -> bool:
+    """A sentence of prose that does not say something is worse."""
+    return reads_as_prose(claim.quote) and not worse_result(claim)
+
+
+def best_statements(claims: list[Claim]) -> list[Claim]:
+    """Each headline result once, in its best-ranked statement, best result first."""
+    best: dict[tuple[tuple[str, ...], str], tuple[float, Claim]] = {}
+    for claim in filter(_headline_kind, claims):
+        key, score = result_key(claim), headline_score(claim, [])
+        if key not in best or score > best[key][0]:
+            best[key] = (score, claim)
+    return [claim for _, claim in sorted(best.values(), key=lambda pair: -pair[0])]
+
+
 def _says_a_result(claim: Claim, names: list[str]) -> bool:
     """A comparison (a direction or a baseline), or a number the abstract gives of the paper's
     own system."""
@@ -256,7 +312,7 @@ def mark_headlines(
     scored = [
         (headline_score(c, names), c)
         for c in claims
-        if c.verified and c.metric and _says_a_result(c, names)
+        if c.verified and c.metric and _says_a_result(c, names) and _headline_kind(c)
     ]
     chosen: list[tuple[tuple[str, ...], str]] = []
     for score, claim in sorted(scored, key=lambda pair: -pair[0]):
@@ -267,6 +323,12 @@ def mark_headlines(
         if len(chosen) == limit:
             break
     return [
-        replace(c, headline=c.verified and bool(c.metric) and result_key(c) in chosen)
+        replace(
+            c,
+            headline=c.verified
+            and bool(c.metric)
+            and result_key(c) in chosen
+            and _headline_kind(c),
+        )
         for c in claims
     ]

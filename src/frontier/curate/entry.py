@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from frontier.curate.claims import result_key, system_names
+from frontier.curate.claims import best_statements, system_names
 from frontier.curate.relations import Relation
 from frontier.curate.spans import propose
 from frontier.curate.support import content_stems, sentences_of, support
@@ -64,26 +64,28 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-5"
+CHECK_VERSION = "entry-check-7"
 _POINTER = re.compile(r"^(?:This|It|These|They|Its|Their|Such|The (?:method|approach|system))\b")
 _THE_WORK = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.IGNORECASE)
 
 
 def checked_model_text(text: str, title: str, abstract: str) -> str:
     """The model's sentences that the abstract bears out, at most two: each borne out by the
-    abstract's sentences about the work itself (not the field's background), a whole sentence
+    title and abstract through a sentence about the work itself (not the field's background,
+    whatever sentence stands next to it), a whole sentence
     (ending as one), none with a number (numbers come from typed claims), none restating the
     title, and the first not pointing back at something unnamed ('This allows …')."""
     names = system_names(title, abstract)
     about = [s for s in sentences_of(abstract) if _about_the_work(s, names)]
-    source = " ".join([title, *about])
+    source = f"{title.rstrip('.')}. {abstract}"
     kept: list[str] = []
     for sentence in sentences_of(text):
         if _DIGIT.search(sentence) or restates_title(sentence, title) or sentence[-1] not in ".!?":
             continue
         if not kept and _POINTER.match(sentence):
             continue
-        if support(sentence, source).supported:
+        found = support(sentence, source)
+        if found.supported and any(a in found.source for a in about):
             kept.append(sentence)
     return " ".join(kept[:2])
 
@@ -138,10 +140,31 @@ def phrase_claim(claim: Claim) -> str:
     elif claim.direction == "higher" and _PROCESS.search(metric):
         text = f"{value} faster {metric}" + (f" than {baseline}" if baseline else "")
     elif claim.direction:
-        text = f"{value} {claim.direction} {metric}" + (f" than {baseline}" if baseline else "")
+        word = _comparative_in_quote(claim) or claim.direction
+        text = f"{value} {word} {metric}" + (f" than {baseline}" if baseline else "")
     else:
         text = f"{metric}: {value}" + (f" (vs {baseline})" if baseline else "")
     return f"{text}{_setting(claim)}"
+
+
+def _comparative_in_quote(claim: Claim) -> str:
+    """The sentence's own word between the value and the metric ('4.48× more requests',
+    '10.2× tighter SLO'), when it is a comparative that agrees with the direction."""
+    found = re.search(
+        rf"{re.escape(claim.value_text)}\s+(more stringent|\w+er|more|less|fewer)\s+"
+        rf"{re.escape(claim.metric.split()[0])}",
+        claim.quote,
+    )
+    if found is None:
+        return ""
+    word = found.group(1).lower()
+    lower = word in ("less", "fewer", "lower", "smaller", "shorter", "tighter", "more stringent")
+    higher = word in ("more", "higher", "larger", "greater", "faster", "better")
+    return (
+        word
+        if (lower and claim.direction == "lower") or (higher and claim.direction == "higher")
+        else ""
+    )
 
 
 def _setting(claim: Claim) -> str:
@@ -153,20 +176,8 @@ def _setting(claim: Claim) -> str:
     return f" ({where}; {named})" if named else f" ({where})"
 
 
-def one_per_result(claims: list[Claim]) -> list[Claim]:
-    """The first statement of each headline result (a result restated later shows once)."""
-    seen: set[tuple[tuple[str, ...], str]] = set()
-    kept = []
-    for claim in claims:
-        key = result_key(claim)
-        if key not in seen:
-            seen.add(key)
-            kept.append(claim)
-    return kept
-
-
 def headline_numbers(claims: list[Claim]) -> str:
-    headlines = one_per_result([c for c in claims if c.headline and c.verified and c.metric])
+    headlines = best_statements([c for c in claims if c.headline and c.verified and c.metric])
     if not headlines:
         return ""
     return "Headline numbers: " + "; ".join(phrase_claim(c) for c in headlines) + "."

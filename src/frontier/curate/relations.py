@@ -16,13 +16,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from frontier.config import Entity
-from frontier.curate.support import content_stems, sentences_of, support
+from frontier.curate.support import content_stems, is_prose, sentences_of, support
 from frontier.curate.verify import quote_on_page
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 
 EVIDENCE_SHORTLIST = 8  # sentences ranked by shared words, then by embedding similarity
-MIN_EVIDENCE_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -55,21 +54,27 @@ def _alias_pattern(alias: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(alias)}(?![\w])", flags)
 
 
+def before_references(
+    pages: list[tuple[int, str]], references: tuple[int, str] | None
+) -> list[tuple[int, str]]:
+    """The pages up to the reference list: a cited title is not the paper's own sentence."""
+    if references is None:
+        return pages
+    page, heading = references
+    kept = [(n, text) for n, text in pages if n < page]
+    for n, text in pages:
+        if n == page:
+            found = re.search(rf"^\s*(?:\d+\.?\s*)?{re.escape(heading)}\s*$", text, re.M)
+            if found:
+                kept.append((n, text[: found.start()]))
+    return kept
+
+
 def paper_sentences(abstract: str, pages: list[tuple[int, str]]) -> list[tuple[str, int | None]]:
     """The abstract's sentences (page None), then every page's, as quotable units."""
     found = [(s, None) for s in sentences_of(abstract)]
     found += [(s, number) for number, text in pages for s in sentences_of(text)]
     return [(s, p) for s, p in found if is_prose(s)]
-
-
-def is_prose(sentence: str) -> bool:
-    """A sentence a reader can take as evidence: words, not a figure's labels, a header or a
-    reference line."""
-    if not MIN_EVIDENCE_CHARS <= len(sentence) <= 600 or re.search(r"https?://|www\.|@", sentence):
-        return False
-    tokens = sentence.split()
-    words = [t for t in tokens if re.fullmatch(r"[A-Za-z][a-z'-]*[,.;:]?", t)]
-    return len(tokens) >= 6 and len(words) / len(tokens) >= 0.7 and sentence[0].isupper()
 
 
 def entity_relations(

@@ -33,8 +33,8 @@ _PARAMS_AFTER = re.compile(r"^\s?(?:[BMK](?![a-z])|billion|million)")
 _EXPERTS_AFTER = re.compile(r"^\d+(?:\.\d+)?[BM]\b")
 
 _LOWER = re.compile(
-    r"\b(?:reduc\w*|lower\w*|cuts?|cutting|decreas\w*|less|fewer|sav(?:e|es|ed|ings?)|shrink\w*|"
-    r"smaller|drops?|dropped|tighter|shorter|lessen\w*|minimi[sz]\w*)\b",
+    r"\bmore (?:stringent|strict)\b|\b(?:reduc\w*|lower\w*|cuts?|cutting|decreas\w*|less|fewer|sav(?:e|es|ed|ings?)|shrink\w*|"
+    r"smaller|drops?|dropped|tighter|stricter|shorter|lessen\w*|minimi[sz]\w*)\b",
     re.IGNORECASE,
 )
 _HIGHER = re.compile(
@@ -50,7 +50,7 @@ _METRIC_HEAD = (
     r"SLO attainment|capacity|batch size|context length|sequence length|hit rate|acceptance rate|"
     r"quantization error|error|area|efficiency|wall-clock time|runtime|execution time|"
     r"completion time|inference time|response time|waiting time|queuing delay|storage|"
-    r"I/O|data transfers?|transfers|compression ratio|fragmentation|waste|faster|slower|"
+    r"I/O|data transfers?|transfers|compression(?: ratio)?|fragmentation|waste|faster|slower|"
     r"acceleration|(?:attention )?computation|inference|decoding|generation|prefill|training)s?"
     r"(?![\w-])"
 )
@@ -99,7 +99,7 @@ _BASELINE_STOP = re.compile(
     r"where|whereas|if|because|so|to|through|such as|e\.g\.,?|including|namely|achieving|"
     r"reaching|resulting|leading|yielding|showing|making|enabling|providing|delivering|"
     r"maintaining|staying|keeping|in terms of|can|could|may|might|will|would|should|does|do|"
-    r"did|has|had)\s|\s(?:and|or)\s(?:is|are|was|were|can|has|have|"
+    r"did|has|had)\s|\s(?:and|or)\s+(?=(?:up to |about |~|≈)?\d)|\s(?:and|or)\s(?:is|are|was|were|can|has|have|"
     r"achieves?|reduces?|improves?|increases?|yields?|outperforms?|provides?|enables?|shows?|"
     r"runs?|uses?|scales?|supports?)\b",
     re.IGNORECASE,
@@ -162,6 +162,10 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
         metrics, baselines, open_metrics, open_baselines = _metrics_and_baselines(
             sentence, value, clause
         )
+        share = _share_of(sentence, value, unit)
+        if share is not None:  # '1% of salient weights': a share of something, not a change
+            metrics = [m for m in metrics if _overlaps(m, share)]
+            direction, cue, open_metrics = "", "", min(open_metrics, len(metrics))
         proposals.append(
             Proposal(
                 value,
@@ -194,6 +198,15 @@ def _pair_respectively(sentence: str, proposals: list[Proposal]) -> None:
         if len(names) == len(proposals):
             for proposal, name in zip(proposals, names, strict=True):
                 setattr(proposal, kind, [name])
+
+
+_SHARE_OF = re.compile(r"\s+of\s+")
+
+
+def _share_of(sentence: str, value: Span, unit: str) -> Span | None:
+    """The phrase after a percentage followed by 'of' ('59% to 72% of optimal throughput')."""
+    found = _SHARE_OF.match(sentence, value.end)
+    return _phrase(sentence, found.end(), limit=6) if unit == "%" and found else None
 
 
 def _metrics_and_baselines(
@@ -241,7 +254,7 @@ def _share(source: Proposal, proposal: Proposal) -> None:
         proposal.direction, proposal.direction_cue = source.direction, source.direction_cue
 
 
-_LOWER_IS_BETTER = re.compile(
+LOWER_IS_BETTER = re.compile(
     r"latenc|time|TTFT|TPOT|TBT|memory|footprint|overhead|cost|energy|power|error|perplexity|"
     r"loss|SLO|delay|waste|fragmentation|transfers|traffic|I/O",
     re.IGNORECASE,
@@ -256,7 +269,7 @@ def _orient(proposal: Proposal) -> None:
         proposal.direction == "higher"
         and _BETTER.search(proposal.direction_cue)
         and proposal.metrics
-        and _LOWER_IS_BETTER.search(proposal.metrics[0].text)
+        and LOWER_IS_BETTER.search(proposal.metrics[0].text)
     ):
         proposal.direction = "lower"
 
@@ -473,8 +486,11 @@ _DETERMINER = re.compile(r"^(?:the|a|an|its|their|our|that of|those of)\s+", re.
 
 def _names_a_baseline(text: str) -> bool:
     """A system, a method or a setting: a name (capitals in it) or a word that names one, and
-    not another measurement ('the capacity of', 'sequence length')."""
+    not another measurement ('the capacity of', 'sequence length'), nor a list cut short into
+    one name twice ('GPTQ and GPTQ' from 'GPTQ and GPTQ with reordering')."""
     bare = _DETERMINER.sub("", text)
+    if re.fullmatch(r"(.+?),? (?:and|or) \1", bare):
+        return False
     head = re.match(rf"{_METRIC_HEAD}\b", bare, re.IGNORECASE)
     if head and not _WEAK_HEAD.search(head.group(0)):
         return False
@@ -501,11 +517,19 @@ _APPOSITIVE = re.compile(r",\s*(?=[A-Z])")
 def _listed_after(sentence: str, span: Span) -> Span | None:
     """'the state-of-the-art systems, such as FasterTransformer and Orca' → the names listed;
     'the fine-tuning library, PEFT, …' → the name in apposition."""
-    intro = _LIST_INTRO.match(sentence, span.end) or _APPOSITIVE.match(sentence, span.end)
+    listed = _LIST_INTRO.match(sentence, span.end)
+    intro = listed or _APPOSITIVE.match(sentence, span.end)
     if intro is None:
         return None
     named = _phrase(sentence, intro.end())
-    return named if named and re.match(r"[A-Z]", named.text) else None
+    if named is None or not re.match(r"[A-Z]", named.text):
+        return None
+    if not listed and not _APPOSITION_END.match(sentence, named.end):
+        return None  # 'compared to X, BiLD achieved …': the next clause's subject, not a name of X
+    return named
+
+
+_APPOSITION_END = re.compile(r"\s*(?:[,;)\]]|\.?\s*$)")
 
 
 def _names(sentence: str, pattern: re.Pattern[str], aliases: list[str]) -> list[Span]:

@@ -179,3 +179,25 @@ def support(sentence: str, source_text: str) -> Support:
         if (ok, share) > (best.supported, best.share):
             best = Support(ok, window, share)
     return best
+
+
+MIN_PROSE_CHARS = 40
+# a title and its authors' names read as one sentence by the PDF text: capitalised words in a row
+_NAME_RUN = re.compile(r"(?:\b[A-Z][a-z]+\d?,?\s+){5}[A-Z]")
+# the marks of a bibliography entry run into the text
+_REFERENCE = re.compile(
+    r"\barXiv (?:preprint|e-prints)\b|\barXiv:\d{4}\.\d{4,5}|\bIn Proceedings of\b|"
+    r"\bpp\. \d+|\b(?:URL|doi:)\s|\[\d+\] [A-Z][a-z]+ [A-Z][a-z]+,"
+)
+
+
+def is_prose(sentence: str) -> bool:
+    """A sentence a reader can take as evidence: words, not a figure's labels, a header or a
+    reference line."""
+    if not MIN_PROSE_CHARS <= len(sentence) <= 600 or re.search(r"https?://|www\.|@", sentence):
+        return False
+    if _REFERENCE.search(sentence) or _NAME_RUN.search(sentence):
+        return False
+    tokens = sentence.split()
+    words = [t for t in tokens if re.fullmatch(r"[A-Za-z][a-z'-]*[,.;:]?", t)]
+    return len(tokens) >= 6 and len(words) / len(tokens) >= 0.7 and sentence[0].isupper()

@@ -18,10 +18,13 @@ from pydantic import BaseModel, Field, create_model
 
 from frontier.config import CurateSettings
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
+from frontier.curate.support import sentences_of, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 
 OUT_LABEL = "out-of-field"
+# Part of every triage key: a change to the rules below redoes the decisions they made.
+RULES_VERSION = "triage-rules-4"
 
 
 @dataclass
@@ -235,6 +238,25 @@ async def decide_by_llm(
     )
     verdict = answer.value
     line = near[verdict.scope_line - 1]  # type: ignore[attr-defined]
-    destination = OUT_OF_FIELD if verdict.destination == OUT_LABEL else verdict.destination  # type: ignore[attr-defined]
-    reason = f"{verdict.reason.strip()} (scope line: {line.describe()})"  # type: ignore[attr-defined]
+    chosen = OUT_OF_FIELD if verdict.destination == OUT_LABEL else verdict.destination  # type: ignore[attr-defined]
+    destination = consistent_destination(chosen, line)
+    said = checked_reason(verdict.reason, title, abstract)  # type: ignore[attr-defined]
+    reason = f"{said or 'chosen by the model'} (scope line: {line.describe()})"
     return Decision(destination, "llm", reason, line.text, 0.0, answer.result.model, prompt.tag)
+
+
+def consistent_destination(chosen: str, line: ScopeLine) -> str:
+    """Where a verdict sends the paper: out of the field only when the scope line it names does
+    not lead into a topic (a paper the model calls out, filed under a topic's own line, is in)."""
+    return line.destination if chosen == OUT_OF_FIELD and line.destination else chosen
+
+
+def checked_reason(reason: str, title: str, abstract: str) -> str:
+    """The model's one-sentence reason, shown only when it is one whole sentence without a
+    number that the title and abstract bear out (a small model may echo its instructions,
+    invent, or turn a paper's O(1) into O(n^2))."""
+    sentences = sentences_of(" ".join(reason.split()))
+    if len(sentences) != 1 or len(sentences[0]) < 20 or re.search(r"\d", sentences[0]):
+        return ""
+    sentence = sentences[0]
+    return sentence if support(sentence, f"{title}. {abstract}").supported else ""

@@ -11,6 +11,7 @@ from frontier.config import Topic
 from frontier.intake.expand import Plan
 from frontier.intake.report import Entry
 from frontier.sources.arxiv_api import ArxivError, ArxivQuery, search_arxiv
+from frontier.sources.records import RecordError
 from frontier.workspace import Workspace
 
 
@@ -49,6 +50,11 @@ def plan_discovery(
         query = topic_query(topic, today or dt.date.today(), days, limit)
         try:
             for record in search_arxiv(query, ws.settings.arxiv):
+                if isinstance(record, RecordError):
+                    plan.problems.append(
+                        Entry(record.ref, "rejected", record.reason, code="bad_record")
+                    )
+                    continue
                 key = record.arxiv_id or record.title or ""
                 if key in seen:
                     continue

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from frontier.intake.jobs import PdfJob
 from frontier.intake.report import Entry
-from frontier.sources.local import RecordError
 from frontier.sources.readers import BATCH, ReadFile, reader_for, suffixes_read
-from frontier.sources.records import SourceRecord
+from frontier.sources.records import RecordError, SourceRecord, printable
 
 
 @dataclass
@@ -35,7 +34,7 @@ def pdf_job(
     record: SourceRecord | None = None,
     item: str | None = None,
 ) -> PdfJob:
-    return PdfJob(item or str(path), str(path), file_hash(path), record, password, chunk_tokens)
+    return PdfJob(item or shown(path), str(path), file_hash(path), record, password, chunk_tokens)
 
 
 def expand_paths(paths: list[Path], password: str | None, chunk_tokens: int) -> Plan:
@@ -48,19 +47,19 @@ def expand_paths(paths: list[Path], password: str | None, chunk_tokens: int) -> 
             )
             if not found:
                 plan.problems.append(
-                    Entry(str(path), "rejected", "folder holds no PDF files", code="empty_folder")
+                    Entry(shown(path), "rejected", "folder holds no PDF files", code="empty_folder")
                 )
             plan.pdfs.extend(pdf_job(p, password, chunk_tokens) for p in found)
             continue
         if not path.exists():
             plan.problems.append(
-                Entry(str(path), "rejected", "no such file or folder", code="missing")
+                Entry(shown(path), "rejected", "no such file or folder", code="missing")
             )
             continue
         reader = reader_for(path, BATCH)
         if reader is None:
             plan.problems.append(
-                Entry(str(path), "rejected", _unsupported_message(), code="unsupported")
+                Entry(shown(path), "rejected", _unsupported_message(), code="unsupported")
             )
         elif reader.read is None:
             plan.pdfs.append(pdf_job(path, password, chunk_tokens))
@@ -75,14 +74,23 @@ def _unsupported_message() -> str:
 
 
 def _add_records(plan: Plan, path: Path, read: ReadFile) -> None:
+    name = shown(path)
     try:
         items = list(read(path))
-    except (OSError, UnicodeDecodeError) as exc:
-        plan.problems.append(Entry(str(path), "rejected", f"cannot read: {exc}", code="unreadable"))
+    except OSError as exc:
+        reason = f"cannot read: {exc.strerror or exc}"
+        plan.problems.append(Entry(name, "rejected", reason, code="unreadable"))
         return
+    if not items:
+        reason = "holds no records" if path.stat().st_size else "empty file"
+        plan.problems.append(Entry(name, "rejected", reason, code="no_records"))
     for item in items:
         if isinstance(item, RecordError):
-            ref = str(item).split(":", 2)
-            plan.problems.append(Entry(":".join(ref[:2]), "rejected", str(item), code="bad_record"))
+            plan.problems.append(Entry(item.ref, "rejected", item.reason, code="bad_record"))
         else:
             plan.records.append((item.source_ref, item))
+
+
+def shown(path: Path) -> str:
+    """A path as messages and the store show it: bytes that are not UTF-8 escaped."""
+    return printable(str(path))

@@ -9,6 +9,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
+from frontier.children import die_with_parent
 from frontier.intake.jobs import JobResult, PdfJob, run_pdf_job
 
 # jobs queued ahead per worker: enough that one long PDF at the head does not idle the others
@@ -19,6 +20,17 @@ def worker_count(configured: int) -> int:
     return configured if configured > 0 else max(1, os.cpu_count() or 1)
 
 
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """Worker processes that die with this one, even when it is killed outright; the
+    resource tracker then sees its last client gone and ends too."""
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
 def extract_in_order(jobs: list[PdfJob], workers: int) -> Iterator[JobResult]:
     """Yield one result per job, in the order given; a crashed worker fails only its own job."""
     if workers <= 1 or len(jobs) <= 1:
@@ -27,7 +39,7 @@ def extract_in_order(jobs: list[PdfJob], workers: int) -> Iterator[JobResult]:
         return
     pending = deque(jobs)
     while pending:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        with _pool(workers) as pool:
             window: deque[tuple[PdfJob, Future[JobResult]]] = deque()
             broken = False
             while (pending or window) and not broken:

@@ -4,44 +4,71 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from frontier.extract.chunk import Segment, make_chunks
 from frontier.extract.pdf import ExtractedPdf
 from frontier.intake.jobs import JobResult
 from frontier.intake.report import Entry
 from frontier.sources.ids import content_hash
-from frontier.sources.records import SourceRecord
+from frontier.sources.records import (
+    EARLIEST,
+    MAX_ABSTRACT,
+    MAX_REF,
+    MAX_TITLE,
+    SourceRecord,
+    latest_date,
+    sanitize,
+)
 from frontier.store.papers import FullText, SaveResult, save_paper
 from frontier.store.queries import record_outcome
 
 
 def record_for_pdf(extracted: ExtractedPdf, given: SourceRecord | None, item: str) -> SourceRecord:
     """Metadata for a PDF: what its source said, completed by what its first page prints."""
-    facts = extracted.facts
+    read = _first_page_facts(extracted)
+    kind = "slides" if extracted.kind == "slides" else "paper"
     if given is not None:
+        replaced = given.title_provisional and bool(read["title"])
         update = {
-            "title": given.title or facts.title,
-            "abstract": given.abstract or extracted.abstract,
-            "published": given.published or facts.published,
-            "doi": given.doi or facts.doi,
-            "kind": "slides" if extracted.kind == "slides" else given.kind,
+            "title": read["title"] if replaced else given.title or read["title"],
+            "title_provisional": given.title_provisional and not replaced,
+            "warnings": [] if replaced else given.warnings,
+            "abstract": given.abstract or read["abstract"],
+            "published": given.published or read["published"],
+            "doi": given.doi or read["doi"],
+            "kind": "slides" if kind == "slides" else given.kind,
         }
         return given.model_copy(update=update)
-    title, provisional = facts.title, False
+    title, provisional = read["title"], False
     if not title:
-        title, provisional = Path(item).stem.replace("_", " ").replace("-", " "), True
+        stem = Path(item).stem.replace("_", " ").replace("-", " ")
+        title, provisional = sanitize(stem, MAX_TITLE) or sanitize(Path(item).name, MAX_TITLE), True
     return SourceRecord(
         source="pdf",
         source_ref=item,
-        arxiv_id=facts.arxiv_id,
-        arxiv_version=facts.arxiv_version,
-        doi=facts.doi,
+        arxiv_id=extracted.facts.arxiv_id,
+        arxiv_version=extracted.facts.arxiv_version,
         title=title,
         title_provisional=provisional,
-        published=facts.published,
-        abstract=extracted.abstract,
-        kind="slides" if extracted.kind == "slides" else "paper",
+        kind=kind,
+        **{key: read[key] for key in ("doi", "published", "abstract")},
     )
+
+
+def _first_page_facts(extracted: ExtractedPdf) -> dict[str, Any]:
+    """What the first page prints, made storable: it is read by heuristics, so a character or
+    a date a record may not hold is dropped rather than the paper rejected."""
+    facts = extracted.facts
+    published = facts.published
+    if published is not None and not EARLIEST <= published <= latest_date():
+        published = None
+    return {
+        "title": sanitize(facts.title, MAX_TITLE),
+        "abstract": sanitize(extracted.abstract, MAX_ABSTRACT),
+        "doi": sanitize(facts.doi, MAX_REF),
+        "published": published,
+    }
 
 
 def fulltext_of(extracted: ExtractedPdf) -> FullText:
@@ -82,7 +109,8 @@ def store_result(conn: sqlite3.Connection, result: JobResult, run_id: int) -> En
         return Entry(job.item, "rejected", result.reason, code=result.code)
     record = record_for_pdf(result.extracted, job.record, job.item)
     saved = save_paper(conn, record, fulltext_of(result.extracted), run_id)
-    return _note(conn, run_id, job.item, saved, result.extracted.warnings, job.content_hash)
+    warnings = [*record.warnings, *result.extracted.warnings]
+    return _note(conn, run_id, job.item, saved, warnings, job.content_hash)
 
 
 def store_record(
@@ -93,7 +121,8 @@ def store_record(
     fulltext: FullText | None = None,
 ) -> Entry:
     saved = save_paper(conn, record, fulltext, run_id)
-    return _note(conn, run_id, item, saved, [], fulltext.content_hash if fulltext else None)
+    digest = fulltext.content_hash if fulltext else None
+    return _note(conn, run_id, item, saved, record.warnings, digest)
 
 
 def _note(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from frontier.intake.expand import Plan, expand_paths, pdf_job
+from frontier.intake.expand import Plan, expand_paths, pdf_job, shown
 from frontier.intake.report import Entry
 from frontier.sources.arxiv_api import ArxivError, fetch_arxiv_ids
 from frontier.sources.download import DownloadError, cache_file
@@ -59,18 +59,31 @@ def _arxiv_item(ws: Workspace, item: str) -> Plan:
         plan.problems.append(
             Entry(item, "rejected", "arXiv has no paper with this id", code="not_found")
         )
-    plan.records.extend((item, record) for record in records)
+    for record in records:
+        if isinstance(record, SourceRecord):
+            plan.records.append((item, record))
+        else:
+            plan.problems.append(Entry(item, "rejected", str(record), code="bad_record"))
     return plan
 
 
 def _article_file(path: Path, read: ReadFile) -> Plan:
     plan = Plan()
+    item = shown(path)
     try:
-        records = [r for r in read(path) if isinstance(r, SourceRecord)]
+        records = list(read(path))
     except ArticleError as exc:
-        plan.problems.append(Entry(str(path), "rejected", str(exc), code="no_article"))
+        plan.problems.append(Entry(item, "rejected", str(exc), code="no_article"))
         return plan
-    plan.records.extend((str(path), record) for record in records)
+    except OSError as exc:
+        reason = f"cannot read: {exc.strerror or exc}"
+        plan.problems.append(Entry(item, "rejected", reason, code="unreadable"))
+        return plan
+    for record in records:
+        if isinstance(record, SourceRecord):
+            plan.records.append((item, record))
+        else:
+            plan.problems.append(Entry(record.ref, "rejected", record.reason, code="bad_record"))
     return plan
 
 
@@ -87,9 +100,9 @@ def _url_item(ws: Workspace, url: str, password: str | None) -> Plan:
         plan.pdfs.append(pdf_job(cached.path, password, settings.chunk_tokens, item=url))
         return plan
     try:
-        article = extract_article(body, url)
+        record = article_record(extract_article(body, url), "web", url, url)
     except ArticleError as exc:
         plan.problems.append(Entry(url, "rejected", str(exc), code="no_article"))
         return plan
-    plan.records.append((url, article_record(article, "web", url, url)))
+    plan.records.append((url, record))
     return plan

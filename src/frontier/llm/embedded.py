@@ -5,7 +5,7 @@ It batches concurrent requests continuously: one slot per request in flight."""
 from __future__ import annotations
 
 import atexit
-import ctypes
+import functools
 import importlib.util
 import os
 import shutil
@@ -21,6 +21,7 @@ from typing import IO
 
 import httpx
 
+from frontier.children import die_with_parent
 from frontier.config import LLMSettings
 from frontier.errors import FrontierError
 from frontier.llm.gguf import GGUFError, read_gguf_info
@@ -32,7 +33,6 @@ BUILD_HINT = (
     "run `make` in the frontier checkout (it builds llama.cpp's llama-server into .venv/bin)"
 )
 _STARTUP_TIMEOUT = 120.0
-_PR_SET_PDEATHSIG = 1
 
 
 class EmbeddedError(FrontierError):
@@ -91,17 +91,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _die_with_parent() -> None:
-    """Runs in the child before exec: the kernel kills the server if the thread that started it
-    dies, even by SIGKILL. SIGKILL, not SIGTERM: a graceful shutdown would first finish every
-    queued generation for a client that is gone."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 class EmbeddedServer:
@@ -190,7 +179,7 @@ class EmbeddedServer:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self._stderr_sink(),
-            preexec_fn=_die_with_parent,
+            preexec_fn=functools.partial(die_with_parent, os.getpid()),  # in the child, before exec
             start_new_session=True,
         )
         _register(self)

@@ -87,7 +87,7 @@ def topic_page(ctx: Context, topic: Topic) -> str:
     if not papers:
         lines.append("_No papers in this topic yet._")
     for paper in papers:
-        lines += _entry_block(ctx, here, topic.slug, paper)
+        lines += entry_block(ctx, here, topic.slug, paper)
     return _page(lines)
 
 
@@ -97,7 +97,8 @@ def _scope_out(ctx: Context, here: str, line: ScopeLine) -> str:
     return f"{para(line.text)} → {ctx.topic_link(line.route_to, here)}"
 
 
-def _entry_block(ctx: Context, here: str, slug: str, paper: Paper) -> list[str]:
+def entry_block(ctx: Context, here: str, slug: str, paper: Paper) -> list[str]:
+    """A paper's entry in a topic as its topic page shows it (and digests too)."""
     entry = ctx.kb.entry(paper.id, slug)
     lines = [f"### {shown_date(paper.date)} · {ctx.paper_link(paper, here)}", ""]
     lines += [para(entry.text) if entry else "_No entry written yet._", ""]
@@ -156,7 +157,7 @@ def _items(
             lines += conflict_evidence(ctx, here, evidence)
         related = ctx.kb.relations_to(kind, str(item.id))
         lines += bullets(
-            (_bearing(ctx, here, r) for r in related),
+            (bearing_line(ctx, here, r) for r in related),
             "No papers bear on it yet.",
         )
         lines.append("")
@@ -196,7 +197,7 @@ def conflict_evidence(ctx: Context, here: str, found: ConflictEvidence) -> list[
     return lines
 
 
-def _bearing(ctx: Context, here: str, relation: Relation) -> str:
+def bearing_line(ctx: Context, here: str, relation: Relation) -> str:
     """The paper, the sentence of it that bears on the item with its page, and the model's
     checked "how" when there is one."""
     line = ctx.dated_paper(relation.paper_id, here)
@@ -215,6 +216,6 @@ def _thesis(ctx: Context, here: str, thesis: str) -> list[str]:
         group = [r for r in related if stance(r.detail) == label]
         if group:
             lines += [f"**{label.capitalize()}**", ""]
-            lines += [f"- {_bearing(ctx, here, r)}" for r in group]
+            lines += [f"- {bearing_line(ctx, here, r)}" for r in group]
             lines.append("")
     return lines

@@ -17,13 +17,14 @@ from frontier.render.common import (
     source_path,
     topic_path,
 )
+from frontier.render.digest_page import DIGESTS_DIR, stored_digest_pages
 from frontier.render.maps import map_page
 from frontier.render.sources import entity_page, source_page
 from frontier.render.topics import frontier_page, index_page, topic_page
 from frontier.store.kb import load_kb
 from frontier.store.synthesis import stored_maps
 
-MANAGED_DIRS = ("topics", "entities", "sources", "maps")
+MANAGED_DIRS = ("topics", "entities", "sources", "maps", DIGESTS_DIR)
 
 
 def vault_pages(conn: sqlite3.Connection, settings: Settings) -> dict[str, str]:
@@ -39,6 +40,7 @@ def vault_pages(conn: sqlite3.Connection, settings: Settings) -> dict[str, str]:
         pages[source_path(paper.id)] = source_page(ctx, paper)
     for row in stored_maps(conn):
         pages[row["path"]] = map_page(row)
+    pages.update(stored_digest_pages(conn, settings))
     return pages
 
 

@@ -6,8 +6,17 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from frontier.sources.ids import text_content_id
-from frontier.sources.records import SourceRecord
+from frontier.sources.records import (
+    MAX_TITLE,
+    RecordError,
+    SourceRecord,
+    bad_character,
+    describe_invalid,
+    printable,
+)
 
 _NAMED_METHOD = re.compile(
     r"\b(?i:we|this paper|this work)\s+(?i:propose|present|introduce|develop|design|build)s?\s+"
@@ -16,8 +25,17 @@ _NAMED_METHOD = re.compile(
 _PROVISIONAL_WORDS = 14
 
 
-def _blocks(text: str) -> list[str]:
-    return [" ".join(block.split()) for block in re.split(r"\n\s*\n", text) if block.strip()]
+def _blocks(text: str) -> list[tuple[int, str]]:
+    """The blocks of text between blank lines, each with the number of its first line."""
+    blocks: list[tuple[int, str]] = []
+    start, lines = 0, []
+    for number, line in enumerate([*text.split("\n"), ""], start=1):
+        if line.strip():
+            start, lines = start or number, [*lines, line]
+        elif lines:
+            blocks.append((start, " ".join(" ".join(lines).split())))
+            start, lines = 0, []
+    return blocks
 
 
 def is_heading(block: str) -> bool:
@@ -38,19 +56,37 @@ def provisional_title(abstract: str) -> str:
     return opening
 
 
-def read_abstracts(path: Path) -> Iterator[SourceRecord]:
-    blocks = _blocks(path.read_text(encoding="utf-8", errors="replace"))
+def read_abstracts(path: Path) -> Iterator[SourceRecord | RecordError]:
+    """One record per block; a block that fails a check is a RecordError naming its line."""
+    text = path.read_bytes().decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
+    blocks, name = _blocks(text), printable(path.name)
     collection = None
-    if blocks and is_heading(blocks[0]):
-        collection = blocks.pop(0)
-    for block in blocks:
-        content_id = text_content_id(block)
-        yield SourceRecord(
-            source="abstracts",
-            source_ref=f"{path.name}#{content_id}",
-            title=provisional_title(block),
-            title_provisional=True,
-            abstract=block,
-            collection=collection,
-            content_id=content_id,
-        )
+    if blocks and is_heading(blocks[0][1]):
+        line, heading = blocks.pop(0)
+        if problem := bad_character(heading):
+            yield RecordError(f"{name}:{line}", f"heading: {problem}")
+        else:
+            collection = heading
+    for line, block in blocks:
+        ref = f"{name}:{line}"
+        try:
+            yield _abstract_record(block, collection, name)
+        except RecordError as exc:
+            yield RecordError(ref, exc.reason)
+        except ValidationError as exc:
+            yield RecordError(ref, describe_invalid(exc, {"title": "abstract"}))
+
+
+def _abstract_record(block: str, collection: str | None, name: str) -> SourceRecord:
+    if problem := bad_character(block):
+        raise RecordError(name, f"abstract: {problem}")
+    content_id = text_content_id(block)
+    return SourceRecord(
+        source="abstracts",
+        source_ref=f"{name}#{content_id}",
+        title=provisional_title(block)[:MAX_TITLE],
+        title_provisional=True,
+        abstract=block,
+        collection=collection,
+        content_id=content_id,
+    )

@@ -13,16 +13,25 @@ from typing import Any
 
 import arxiv
 import requests
-from pydantic import BaseModel, Field, model_validator
+from arxiv._feed import FeedHeader, ParsedFeed
+from lxml import etree
+from pydantic import BaseModel, Field, ValidationError, model_validator
 from requests.adapters import HTTPAdapter
 
 from frontier.config import ArxivSettings
 from frontier.sources.ids import normalize_doi, parse_arxiv_id
-from frontier.sources.records import SourceRecord
+from frontier.sources.records import RecordError, SourceRecord, describe_invalid, printable
 
 logger = logging.getLogger(__name__)
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
+_NS = {
+    "atom": "http://www.w3.org/2005/Atom",
+    "arxiv": "http://arxiv.org/schemas/atom",
+    "opensearch": "http://a9.com/-/spec/opensearch/1.1/",
+}
+_C1 = re.compile("[\x80-\x9f]")
+USER_AGENT = "frontier/0.1 (research knowledge base)"
 _TIMEOUT = (10.0, 120.0)  # connect, read seconds
 _FIRST_DAY = dt.date(1991, 1, 1)  # before the first arXiv submission
 _RETRYABLE_4XX = {408, 429}
@@ -67,8 +76,9 @@ def build_search_query(q: ArxivQuery) -> str:
     return " AND ".join(clauses)
 
 
-def search_arxiv(q: ArxivQuery, settings: ArxivSettings) -> Iterator[SourceRecord]:
-    """Yield records for a search, newest submission first, at most q.max_results."""
+def search_arxiv(q: ArxivQuery, settings: ArxivSettings) -> Iterator[SourceRecord | RecordError]:
+    """Yield records for a search, newest submission first, at most q.max_results (an entry
+    that fails a check is a RecordError)."""
     query = build_search_query(q)
     if not query:
         raise ArxivError("arXiv search needs terms, categories or a date window")
@@ -81,7 +91,7 @@ def search_arxiv(q: ArxivQuery, settings: ArxivSettings) -> Iterator[SourceRecor
     yield from _run(search, settings, source_ref=query)
 
 
-def fetch_arxiv_ids(ids: list[str], settings: ArxivSettings) -> list[SourceRecord]:
+def fetch_arxiv_ids(ids: list[str], settings: ArxivSettings) -> list[SourceRecord | RecordError]:
     """Look up arXiv ids (new or old style, with or without version); unknown ids are absent."""
     wanted = list(dict.fromkeys(_request_id(i) for i in ids))
     if not wanted:
@@ -101,12 +111,13 @@ def _request_id(text: str) -> str:
     return text
 
 
-def _run(search: arxiv.Search, settings: ArxivSettings, source_ref: str) -> Iterator[SourceRecord]:
+def _run(
+    search: arxiv.Search, settings: ArxivSettings, source_ref: str
+) -> Iterator[SourceRecord | RecordError]:
     """Run a search with a configured client, turning every failure into ArxivError."""
-    client = _make_client(settings)
+    client = _make_client(settings, source_ref)
     try:
-        for result in client.results(search):
-            yield _to_record(result, source_ref, settings)
+        yield from client.results(search)
     except ArxivError:
         raise
     except Exception as exc:
@@ -115,13 +126,42 @@ def _run(search: arxiv.Search, settings: ArxivSettings, source_ref: str) -> Iter
         client._session.close()
 
 
-def _make_client(settings: ArxivSettings) -> arxiv.Client:
-    """An arxiv.Client pointed at settings.api_url, with timeouts and error checks."""
-    client = arxiv.Client(
-        page_size=settings.page_size,
-        delay_seconds=settings.delay_seconds,
-        num_retries=settings.num_retries,
-    )
+class _Client(arxiv.Client):
+    """The arxiv client's paging and retries, with each page read by `read_feed`: every entry
+    becomes a record or a RecordError naming the entry and the field."""
+
+    def __init__(self, settings: ArxivSettings, source_ref: str) -> None:
+        super().__init__(
+            page_size=settings.page_size,
+            delay_seconds=settings.delay_seconds,
+            num_retries=settings.num_retries,
+        )
+        self.settings = settings
+        self.source_ref = source_ref
+
+    def _parse_feed(self, url: str, first_page: bool = True, _try_index: int = 0) -> ParsedFeed:
+        for attempt in range(_try_index, self.num_retries + 1):
+            try:
+                return self._fetch_page(url, first_page, attempt)
+            except (arxiv.HTTPError, arxiv.UnexpectedEmptyPageError, requests.ConnectionError):
+                if attempt >= self.num_retries:
+                    raise
+        raise AssertionError("unreachable: the last attempt raises")
+
+    def _fetch_page(self, url: str, first_page: bool, attempt: int) -> ParsedFeed:
+        response = self._session.get(url, headers={"user-agent": USER_AGENT})
+        if response.status_code != requests.codes.ok:
+            raise arxiv.HTTPError(url, attempt, response.status_code)
+        total, items = read_feed(response.content, self.settings, self.source_ref)
+        feed = ParsedFeed(header=FeedHeader(total_results=total), results=items)  # type: ignore[arg-type]
+        if not items and not first_page:
+            raise arxiv.UnexpectedEmptyPageError(url, attempt, feed)
+        return feed
+
+
+def _make_client(settings: ArxivSettings, source_ref: str) -> arxiv.Client:
+    """An arxiv client pointed at settings.api_url, with timeouts and error checks."""
+    client = _Client(settings, source_ref)
     client.query_url_format = settings.api_url + "?{}"
     adapter = _ApiAdapter(settings.delay_seconds)
     client._session.mount("http://", adapter)
@@ -212,26 +252,95 @@ def _describe(exc: Exception, settings: ArxivSettings) -> str:
     return f"unexpected arXiv API failure: {type(exc).__name__}: {_squash(str(exc))[:300]}"
 
 
-def _to_record(result: arxiv.Result, source_ref: str, settings: ArxivSettings) -> SourceRecord:
-    """Map one API result to a SourceRecord."""
-    short_id = result.get_short_id()
+def read_feed(
+    content: bytes, settings: ArxivSettings, source_ref: str = ""
+) -> tuple[int, list[SourceRecord | RecordError]]:
+    """The total result count an Atom page announces, and each of its entries as a record or a
+    RecordError naming the entry and the field."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=True)
+    try:
+        root = etree.fromstring(content, parser=parser)
+    except etree.XMLSyntaxError:
+        root = None
+    if root is None:
+        return 0, []
+    total = _int(root.findtext("opensearch:totalResults", namespaces=_NS))
+    items = [
+        _entry_record(entry, number, settings, source_ref)
+        for number, entry in enumerate(root.iterfind("atom:entry", _NS), start=1)
+    ]
+    return total, items
+
+
+def _int(text: str | None) -> int:
+    try:
+        return int((text or "").strip())
+    except ValueError:
+        return 0
+
+
+def _entry_record(
+    entry: Any, number: int, settings: ArxivSettings, source_ref: str
+) -> SourceRecord | RecordError:
+    """One <entry> as a record; what the feed gives is checked like every other source's."""
+    entry_id = _squash(entry.findtext("atom:id", namespaces=_NS) or "")
+    short_id = entry_id.split("arxiv.org/abs/")[-1]
+    ref = f"arXiv {printable(short_id)}" if short_id else f"arXiv entry {number}"
     parsed = parse_arxiv_id(short_id)
-    arxiv_id, version = parsed if parsed else (short_id, None)
-    return SourceRecord(
-        source="arxiv",
-        source_ref=source_ref,
-        arxiv_id=arxiv_id,
-        arxiv_version=version,
-        doi=normalize_doi(result.doi) if result.doi else None,
-        title=_squash(result.title) or None,
-        authors=[_squash(a.name) for a in result.authors if a.name.strip()],
-        published=result.published.date(),
-        updated=result.updated.date(),
-        categories=list(dict.fromkeys(result.categories)),
-        abstract=_squash(result.summary) or None,
-        pdf_url=settings.pdf_url_template.format(id=short_id),
-        url=f"https://arxiv.org/abs/{short_id}",
-    )
+    if not parsed:
+        return RecordError(ref, f"id: not an arXiv id: {printable(entry_id[:60])!r}")
+    try:
+        fields = {
+            name: _atom_date(entry.findtext(f"atom:{name}", namespaces=_NS), name)
+            for name in ("published", "updated")
+        }
+        doi = entry.findtext("arxiv:doi", namespaces=_NS)
+        categories = [c.get("term") for c in entry.iterfind("atom:category", _NS)]
+        authors = [
+            a.findtext("atom:name", namespaces=_NS) or ""
+            for a in entry.iterfind("atom:author", _NS)
+        ]
+        return SourceRecord(
+            source="arxiv",
+            source_ref=source_ref or ref,
+            arxiv_id=parsed[0],
+            arxiv_version=parsed[1],
+            doi=normalize_doi(doi) if doi and doi.strip() else None,
+            title=_text(entry, "atom:title"),
+            authors=[without_c1_controls(name) for name in authors if name.strip()],
+            categories=list(dict.fromkeys(c for c in categories if c and c.strip())),
+            abstract=_text(entry, "atom:summary") or None,
+            pdf_url=settings.pdf_url_template.format(id=short_id),
+            url=f"https://arxiv.org/abs/{short_id}",
+            **fields,
+        )
+    except RecordError as exc:
+        return RecordError(ref, exc.reason)
+    except ValidationError as exc:
+        return RecordError(ref, describe_invalid(exc, {"abstract": "summary"}))
+
+
+def _text(entry: Any, path: str) -> str:
+    return without_c1_controls(_squash(entry.findtext(path, namespaces=_NS) or ""))
+
+
+def without_c1_controls(text: str) -> str:
+    """arXiv's own feed carries stray C1 control characters in a few abstracts (2403.16981v2
+    has U+0080): they are dropped, where a file of records holding one is rejected."""
+    return _C1.sub("", text)
+
+
+def _atom_date(text: str | None, name: str) -> dt.date:
+    """The UTC day of an Atom timestamp such as 2016-05-26T17:59:46Z."""
+    if not text or not text.strip():
+        raise RecordError("", f"{name}: missing")
+    try:
+        moment = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise RecordError("", f"{name}: unreadable date {printable(text.strip()[:40])!r}") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC).date()
 
 
 def _squash(text: str) -> str:

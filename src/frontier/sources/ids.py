@@ -6,14 +6,15 @@ import hashlib
 import re
 import unicodedata
 
-_NEW_ID = r"\d{4}\.\d{4,5}"
-_OLD_ID = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}"
-ARXIV_ID_RE = re.compile(rf"(?P<id>{_NEW_ID}|{_OLD_ID})(?:v(?P<version>\d+))?")
+# ASCII digits only: \d would take any script's digits for an id
+_NEW_ID = r"[0-9]{4}\.[0-9]{4,5}"
+_OLD_ID = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?/[0-9]{7}"
+ARXIV_ID_RE = re.compile(rf"(?P<id>{_NEW_ID}|{_OLD_ID})(?:v(?P<version>[0-9]+))?")
 _ARXIV_ANYWHERE = re.compile(
-    rf"(?:arxiv\.org/(?:abs|pdf)/|arXiv:\s*)(?P<id>{_NEW_ID}|{_OLD_ID})(?:v(?P<version>\d+))?",
+    rf"(?:arxiv\.org/(?:abs|pdf)/|arXiv:\s*)(?P<id>{_NEW_ID}|{_OLD_ID})(?:v(?P<version>[0-9]+))?",
     re.IGNORECASE,
 )
-DOI_RE = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
+DOI_RE = re.compile(r"\b(10\.[0-9]{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 
 
 def parse_arxiv_id(text: str) -> tuple[str, int | None] | None:

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Literal
 
 from frontier.sources.abstracts import read_abstracts
-from frontier.sources.local import RecordError, read_bibtex, read_jsonl
-from frontier.sources.records import SourceRecord
+from frontier.sources.local import read_bibtex, read_jsonl
+from frontier.sources.records import RecordError, SourceRecord
 from frontier.sources.web import html_article_file, text_article_file
 
 ReaderKind = Literal["pdf", "records", "article"]

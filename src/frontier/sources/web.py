@@ -10,21 +10,36 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 import trafilatura
 from charset_normalizer import from_bytes
 from lxml.html import HtmlElement
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel, ValidationError
 
-from frontier.sources.records import SourceRecord
+from frontier.sources.abstracts import provisional_title
+from frontier.sources.local import parse_date
+from frontier.sources.records import (
+    MAX_TITLE,
+    Date,
+    Name,
+    SourceRecord,
+    Title,
+    check_date,
+    check_text,
+    describe_invalid,
+    drop_bad_characters,
+    printable,
+    sanitize,
+)
 
 USER_AGENT = "frontier/0.1 (research knowledge base)"
 MAX_PAGE_BYTES = 20_000_000
 RETRY_STATUSES = {408, 425, 429}  # plus every 5xx
 MIN_TEXT_CHARS = 250
+MAX_AUTHOR_LINE = 2000  # several authors, separated by semicolons
 
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _LATIN1 = {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "l1", "ascii", "us-ascii"}
@@ -44,17 +59,28 @@ _FRONT_MATTER = re.compile(r"---\s*\n(.*?)\n---\s*\n", re.S)
 
 
 class Article(BaseModel):
-    """Main text and metadata of one article."""
+    """Main text and metadata of one article; the metadata pass the checks of every record."""
 
-    title: str | None = None
-    author: str | None = None
-    site: str | None = None
-    date: dt.date | None = None
+    title: Title | None = None
+    author: (
+        Annotated[str, AfterValidator(lambda text: check_text(text, MAX_AUTHOR_LINE))] | None
+    ) = None
+    site: Name | None = None
+    date: Date | None = None
     text: str
 
 
 class ArticleError(Exception):
-    """No main text could be found in a page or file."""
+    """No main text could be found in a page or file, or its metadata fail a check."""
+
+
+def make_article(**fields: Any) -> Article:
+    """An Article, or ArticleError naming the field that fails its check."""
+    fields["text"] = drop_bad_characters(fields["text"])
+    try:
+        return Article(**fields)
+    except ValidationError as exc:
+        raise ArticleError(describe_invalid(exc)) from None
 
 
 class FetchError(Exception):
@@ -198,9 +224,9 @@ def _clean_author(author: str | None) -> str | None:
 
 
 def _parse_date(value: str | None) -> dt.date | None:
-    """ISO date string to a date, or None."""
+    """ISO date string to a date, or None (also for a date no article can have)."""
     with contextlib.suppress(ValueError):
-        return dt.date.fromisoformat(str(value)[:10])
+        return check_date(dt.date.fromisoformat(str(value)[:10]))
     return None
 
 
@@ -221,7 +247,7 @@ def extract_article(data: bytes | str, url: str | None = None) -> Article:
     if reason := _no_text_reason(tree, text):
         raise ArticleError(reason)
     site = meta.sitename or _host(url or meta.url)
-    return Article(
+    return make_article(
         title=_clean_title(meta.title, site),
         author=_clean_author(meta.author),
         site=site,
@@ -233,28 +259,39 @@ def extract_article(data: bytes | str, url: str | None = None) -> Article:
 def article_record(
     article: Article, source: Literal["web", "file"], source_ref: str, url: str | None = None
 ) -> SourceRecord:
-    """Map an extracted article onto the common SourceRecord shape."""
-    return SourceRecord(
-        source=source,
-        source_ref=source_ref,
-        kind="article",
-        title=article.title,
-        authors=[a.strip() for a in (article.author or "").split(";") if a.strip()],
-        site=article.site,
-        published=article.date,
-        url=url,
-        body=article.text,
-    )
+    """Map an extracted article onto the common SourceRecord shape; an article without a title
+    gets a provisional one from its opening words, with a warning."""
+    made = {}
+    if article.title is None:
+        made = {
+            "title": sanitize(provisional_title(" ".join(article.text.split())), MAX_TITLE),
+            "title_provisional": True,
+            "warnings": ["no title: a provisional one was made from the text"],
+        }
+    try:
+        return SourceRecord(
+            source=source,
+            source_ref=source_ref,
+            kind="article",
+            **({"title": article.title} | made),
+            authors=[a.strip() for a in (article.author or "").split(";") if a.strip()],
+            site=article.site,
+            published=article.date,
+            url=url,
+            body=article.text,
+        )
+    except ValidationError as exc:
+        raise ArticleError(describe_invalid(exc)) from None
 
 
 def html_article_file(path: Path) -> Iterator[SourceRecord]:
     """A saved web page as the one record it makes."""
-    yield article_record(extract_article(path.read_bytes()), "file", str(path))
+    yield article_record(extract_article(path.read_bytes()), "file", printable(str(path)))
 
 
 def text_article_file(path: Path) -> Iterator[SourceRecord]:
     """A saved Markdown or text article as the one record it makes."""
-    yield article_record(read_text_article(path), "file", str(path))
+    yield article_record(read_text_article(path), "file", printable(str(path)))
 
 
 def read_text_article(path: str | Path) -> Article:
@@ -271,11 +308,15 @@ def read_text_article(path: str | Path) -> Article:
     heading = _HEADING.match(lines[pos])
     text = "\n".join(lines[:pos] + lines[pos + 1 :]).strip()
     if not text:
-        raise ArticleError(f"no main text: {path.name} holds nothing besides a title")
-    return Article(
+        raise ArticleError(f"no main text: {printable(path.name)} holds nothing besides a title")
+    try:
+        date = parse_date(fields.get("date"))
+    except ValueError as exc:
+        raise ArticleError(f"date: {exc}") from None
+    return make_article(
         title=fields.get("title") or (heading.group(1) if heading else lines[0].strip()) or None,
         author=fields.get("author") or None,
-        date=_parse_date(fields.get("date")),
+        date=date,
         text=text,
     )
 

@@ -60,8 +60,12 @@ def claims_of(conn: sqlite3.Connection, paper_id: str, verified_only: bool = Fal
     return [claim_from_row(r) for r in rows]
 
 
-def all_claims(conn: sqlite3.Connection) -> list[Claim]:
+def all_claims(
+    conn: sqlite3.Connection, where: str = "", params: tuple[str, ...] = ()
+) -> list[Claim]:
+    """Every claim, or those the WHERE clause keeps, by paper."""
     rows = conn.execute(
-        f"SELECT id, paper_id, {', '.join(CLAIM_COLUMNS)} FROM claims ORDER BY paper_id, id"
+        f"SELECT id, paper_id, {', '.join(CLAIM_COLUMNS)} FROM claims{where} ORDER BY paper_id, id",
+        params,
     )
     return [claim_from_row(r) for r in rows]

@@ -90,6 +90,16 @@ def pages_of(conn: sqlite3.Connection, paper_id: str) -> list[tuple[int, str]]:
     return [(r[0], r[1]) for r in rows]
 
 
+def references_start(conn: sqlite3.Connection, paper_id: str) -> tuple[int, str] | None:
+    """The page and heading where a paper's reference list begins, when one was found."""
+    row = conn.execute(
+        "SELECT page_start, title FROM sections WHERE paper_id = ? AND kind = 'references' "
+        "ORDER BY ord LIMIT 1",
+        (paper_id,),
+    ).fetchone()
+    return (int(row[0]), str(row[1])) if row and row[0] is not None else None
+
+
 def save_triage(
     conn: sqlite3.Connection,
     paper_id: str,

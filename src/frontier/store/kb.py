@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from frontier.config import Settings
 from frontier.store.claims import Claim, all_claims
+from frontier.store.digests import ids_param
 
 T = TypeVar("T")
 
@@ -184,28 +185,46 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute("COMMIT")
 
 
-def load_kb(conn: sqlite3.Connection, settings: Settings) -> KB:
-    """The whole curated KB, read in one snapshot."""
+def load_kb(
+    conn: sqlite3.Connection, settings: Settings, only: Collection[str] | None = None
+) -> KB:
+    """The whole curated KB, read in one snapshot; with `only`, the rows of those papers alone
+    (gaps, conflicts and entities whole, the evidence of conflicts between those papers)."""
+    among = None if only is None else ids_param(only)
     with snapshot(conn):
-        papers = {p.id: p for p in load_papers(conn)}
+        papers = {p.id: p for p in load_papers(conn, among)}
         return KB(
             papers=papers,
-            triage=_known(load_triage(conn), papers),
-            claims=_known(load_claims(conn), papers),
-            entries=_known(_load_entries(conn), papers),
-            relations=_known(_load_relations(conn), papers),
+            triage=_known(load_triage(conn, among), papers),
+            claims=_known(load_claims(conn, among), papers),
+            entries=_known(_load_entries(conn, among), papers),
+            relations=_known(_load_relations(conn, among), papers),
             gaps=load_items(conn, "gaps"),
             conflicts=load_items(conn, "conflicts"),
             entities=load_entities(conn, settings),
-            evidence=load_conflict_evidence(conn),
+            evidence=load_conflict_evidence(conn, among),
         )
 
 
-def load_conflict_evidence(conn: sqlite3.Connection) -> dict[int, ConflictEvidence]:
+def _where(column: str, among: str | None) -> tuple[str, tuple[str, ...]]:
+    """A WHERE clause keeping the rows whose `column` is among the ids (all rows for None)."""
+    if among is None:
+        return "", ()
+    return f" WHERE {column} IN (SELECT value FROM json_each(?))", (among,)
+
+
+def load_conflict_evidence(
+    conn: sqlite3.Connection, among: str | None = None
+) -> dict[int, ConflictEvidence]:
+    """The claim pairs behind conflicts (with `among`, those between the listed papers)."""
+    where, params = _where("paper_a", among)
+    if among is not None:
+        where, params = where + " AND paper_b IN (SELECT value FROM json_each(?))", params * 2
     rows = conn.execute(
         "SELECT conflict_id, paper_a, paper_b, metric, setting, quote_a, quote_b, page_a, "
         "page_b, value_a, value_b, why, label, reason, later, model, prompt_version "
-        "FROM conflict_claims ORDER BY conflict_id"
+        f"FROM conflict_claims{where} ORDER BY conflict_id",
+        params,
     ).fetchall()
     return {
         r["conflict_id"]: ConflictEvidence(**(dict(r) | {"later": tuple(json.loads(r["later"]))}))
@@ -222,11 +241,13 @@ def _date(value: str | None) -> str:
     return (value or "")[:10]
 
 
-def load_papers(conn: sqlite3.Connection) -> list[Paper]:
-    """Every stored paper, newest first."""
+def load_papers(conn: sqlite3.Connection, among: str | None = None) -> list[Paper]:
+    """Every stored paper (or those among the ids), newest first."""
+    where, params = _where("id", among)
     rows = conn.execute(
         "SELECT id, title, authors, published, updated, categories, kind, arxiv_id, url, abstract "
-        "FROM papers"
+        f"FROM papers{where}",
+        params,
     )
     papers = [
         Paper(
@@ -250,21 +271,26 @@ def paper_dois(conn: sqlite3.Connection) -> dict[str, str | None]:
     return dict(conn.execute("SELECT id, doi FROM papers").fetchall())
 
 
-def load_triage(conn: sqlite3.Connection) -> list[Triage]:
+def load_triage(conn: sqlite3.Connection, among: str | None = None) -> list[Triage]:
+    where, params = _where("paper_id", among)
     rows = conn.execute(
-        "SELECT paper_id, topic, stage, reason, scope_line FROM triage ORDER BY paper_id, topic"
+        f"SELECT paper_id, topic, stage, reason, scope_line FROM triage{where} "
+        "ORDER BY paper_id, topic",
+        params,
     )
     return [Triage(**dict(r)) for r in rows]
 
 
-def load_claims(conn: sqlite3.Connection) -> list[Claim]:
-    return all_claims(conn)
+def load_claims(conn: sqlite3.Connection, among: str | None = None) -> list[Claim]:
+    return all_claims(conn, *_where("paper_id", among))
 
 
-def _load_entries(conn: sqlite3.Connection) -> list[Entry]:
+def _load_entries(conn: sqlite3.Connection, among: str | None = None) -> list[Entry]:
+    where, params = _where("paper_id", among)
     rows = conn.execute(
-        "SELECT paper_id, topic, text, model, prompt_version, run_id, at FROM entries "
-        "ORDER BY paper_id, topic"
+        f"SELECT paper_id, topic, text, model, prompt_version, run_id, at FROM entries{where} "
+        "ORDER BY paper_id, topic",
+        params,
     )
     return [
         Entry(
@@ -280,10 +306,12 @@ def _load_entries(conn: sqlite3.Connection) -> list[Entry]:
     ]
 
 
-def _load_relations(conn: sqlite3.Connection) -> list[Relation]:
+def _load_relations(conn: sqlite3.Connection, among: str | None = None) -> list[Relation]:
+    where, params = _where("paper_id", among)
     rows = conn.execute(
-        "SELECT paper_id, topic, kind, target, detail, evidence, page, how FROM relations "
-        "ORDER BY paper_id, topic, kind, target"
+        f"SELECT paper_id, topic, kind, target, detail, evidence, page, how FROM relations{where} "
+        "ORDER BY paper_id, topic, kind, target",
+        params,
     )
     return [Relation(**dict(r)) for r in rows]
 

@@ -48,8 +48,9 @@ def find_existing(
     title_key = normalize_title(record.title or "")
     if record.title and not record.title_provisional and len(title_key) >= _MIN_TITLE_KEY:
         probes.append(("title_norm", title_key))
-    if record.content_id:
-        probes.append(("id", _hash_id(record.content_id)))
+    # last, the id this record would be stored under: a record that no stronger identity
+    # matches (a short title, say) is still the same paper when all it says is the same
+    probes.append(("id", new_paper_id(record, content_hash)))
     for column, value in probes:
         if value:
             row = conn.execute(f"SELECT * FROM papers WHERE {column} = ?", (value,)).fetchone()
@@ -82,7 +83,15 @@ def new_paper_id(record: SourceRecord, content_hash: str | None) -> str:
         return _hash_id(record.content_id)
     if content_hash:
         return _hash_id(content_hash)
-    return _hash_id(text_content_id(record.title or record.abstract or record.source_ref))
+    return _hash_id(text_content_id(_identity(record)))
+
+
+def _identity(record: SourceRecord) -> str:
+    """All a record without an id says about its paper, so two papers with one short title
+    keep two ids."""
+    published = record.published.isoformat() if record.published else ""
+    parts = [record.title or "", record.abstract or "", *record.authors, published]
+    return "\n".join(parts) if any(parts) else record.source_ref
 
 
 def save_paper(
@@ -114,8 +123,9 @@ def _insert_paper(
     conn.execute(
         """INSERT INTO papers (id, arxiv_id, arxiv_version, doi, title, title_norm,
                title_provisional, authors, published, updated, categories, abstract, pdf_url,
-               url, site, kind, source, source_ref, collection, added_at, updated_at, run_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               url, site, kind, source, source_ref, collection, added_at, updated_at, run_id,
+               warnings)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
             paper_id,
             record.arxiv_id,
@@ -139,6 +149,7 @@ def _insert_paper(
             stamp,
             stamp,
             run_id,
+            json.dumps(record.warnings),
         ),
     )
     _note_version(conn, paper_id, record.arxiv_version)
@@ -209,20 +220,22 @@ def _taken(conn: sqlite3.Connection, column: str, value: str) -> bool:
 
 
 def _overwrite_metadata(conn: sqlite3.Connection, paper_id: str, record: SourceRecord) -> None:
-    """A newer arXiv version replaces the descriptive metadata (the id stays)."""
+    """A newer arXiv version replaces the descriptive metadata it gives (the id stays); what it
+    leaves out is kept, so records that disagree end the same whatever their order."""
     conn.execute(
         """UPDATE papers SET arxiv_version = ?, title = COALESCE(?, title),
-               title_norm = COALESCE(?, title_norm), authors = ?, abstract = COALESCE(?, abstract),
-               updated = COALESCE(?, updated), categories = ?, pdf_url = COALESCE(?, pdf_url)
+               title_norm = COALESCE(?, title_norm), authors = COALESCE(?, authors),
+               abstract = COALESCE(?, abstract), updated = COALESCE(?, updated),
+               categories = COALESCE(?, categories), pdf_url = COALESCE(?, pdf_url)
            WHERE id = ?""",
         (
             record.arxiv_version,
             record.title,
             normalize_title(record.title) if record.title else None,
-            json.dumps(record.authors),
+            json.dumps(record.authors) if record.authors else None,
             record.abstract,
             _iso(record.updated),
-            json.dumps(record.categories),
+            json.dumps(record.categories) if record.categories else None,
             record.pdf_url,
             paper_id,
         ),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import secrets
 from collections.abc import Sequence
 from importlib import resources
 from urllib.parse import parse_qs
@@ -22,7 +21,7 @@ from frontier.store.browse import map_rows, page_count, page_counts, read_only
 from frontier.store.queries import page_text
 from frontier.store.status import StatusError, gap_topic, move_gap
 from frontier.synthesize.retrieve import search_papers
-from frontier.web import synthesis_views, views
+from frontier.web import digest_views, synthesis_views, views
 from frontier.web.asking import AskPage
 from frontier.web.links import STATIC_FILES, Links
 from frontier.web.pages import PAGES
@@ -30,6 +29,7 @@ from frontier.web.server_state import ServerState, usage_rows
 from frontier.workspace import Workspace
 
 SEARCH_LIMIT = 20
+MAX_BODY_BYTES = 64 * 1024  # a question and a token: no form of ours needs more
 # the biggest pages are cut on the server (the static site has them whole)
 ENTRIES_SHOWN, CLAIMS_SHOWN = 200, 500
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
@@ -65,6 +65,34 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class BodyLimit:
+    """Refuses a request body larger than MAX_BODY_BYTES, counted as it arrives (a declared
+    length is not trusted), before a handler holds it in memory."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length", b"0")
+        too_large = int(declared) > MAX_BODY_BYTES if declared.isdigit() else False
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            if too_large:
+                raise HTTPException(413, "The request is too large.")
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > MAX_BODY_BYTES:
+                raise HTTPException(413, "The request is too large.")
+            return message
+
+        await self.app(scope, counted, send)
 
 
 def _static_assets() -> dict[str, tuple[bytes, str]]:
@@ -154,6 +182,24 @@ class WebApp:
             row = synthesis_views.stored_map(conn, request.path_params["map_id"])
             return self.page(synthesis_views.map_view(ctx, row), ctx)
 
+    def digests(self, request: Request) -> Response:
+        with self.reading() as (conn, ctx):
+            return self.page(digest_views.digests_view(conn, self.ws.settings), ctx)
+
+    def one_digest(self, request: Request) -> Response:
+        with self.reading() as (conn, ctx):
+            view = digest_views.digest_view(conn, self.ws.settings, request.path_params["name"])
+            return self.page(view, ctx)
+
+    def feed(self, request: Request) -> Response:
+        """The Atom feed of the digests, its links absolute on this server."""
+        from frontier.web.feed import atom_feed
+
+        links = Links(base=str(request.base_url))
+        with self.reading() as (conn, _ctx):
+            xml = atom_feed(conn, self.ws.settings, links)
+        return Response(xml, media_type="application/atom+xml; charset=utf-8")
+
     def usage(self, request: Request) -> Response:
         with self.reading() as (conn, ctx):
             runs, purposes, priced = usage_rows(conn, self.ws.settings.llm)
@@ -170,11 +216,13 @@ class WebApp:
         if not self.state.allow_edits:
             raise HTTPException(403, "Editing is off: start `frontier serve --allow-edits`.")
         form = parse_qs((await request.body()).decode("utf-8", "replace"))
-        if not secrets.compare_digest(form.get("csrf", [""])[0], self.state.csrf):
+        if not self.state.token_matches(form.get("csrf", [""])[0]):
             raise HTTPException(403, "The form is stale: reload the page and try again.")
         gap_id, action = request.path_params["gap_id"], request.path_params["action"]
         if action not in ("accept", "reject"):
             raise views.NotFound(f"No action '{action}' on gaps.")
+        if gap_id > synthesis_views.MAX_ROW_ID:
+            raise views.NotFound(f"No gap {gap_id}.")
         try:
             with contextlib.closing(self.ws.connect()) as conn:
                 move_gap(conn, gap_id, action)
@@ -199,7 +247,13 @@ class WebApp:
             status, message = exc.status_code, exc.detail
         else:
             status, message = 500, "Something went wrong."
-        titles = {403: "Not allowed", 404: "Not found", 405: "Not allowed", 409: "Not possible"}
+        titles = {
+            403: "Not allowed",
+            404: "Not found",
+            405: "Not allowed",
+            409: "Not possible",
+            413: "Too large",
+        }
         view = views.View("error.html", titles.get(status, "Error"), {"message": message})
         return self.page(view, None, status)
 
@@ -217,10 +271,12 @@ def create_app(
         routes=[*extra_routes, *web.routes()],
         middleware=[
             Middleware(SecurityHeaders),
+            Middleware(BodyLimit),
             Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
         ],
         exception_handlers={
             views.NotFound: web.error,
             HTTPException: web.error,
+            Exception: web.error,  # the last line of defence: a page, never a stack trace
         },
     )

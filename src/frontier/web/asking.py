@@ -5,7 +5,6 @@ entry, its run and the answer (`asks`), through a connection of its own; the KB 
 from __future__ import annotations
 
 import contextlib
-import secrets
 import sqlite3
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qs
@@ -49,8 +48,9 @@ class AskPage:
     async def ask(self, request: Request) -> Response:
         if request.method == "GET":
             return self._form({}, "")
-        form = {k: v[0].strip() for k, v in parse_qs((await request.body()).decode()).items()}
-        if not secrets.compare_digest(form.get("csrf", ""), self.state.csrf):
+        body = (await request.body()).decode("utf-8", "replace")
+        form = {k: v[0].strip() for k, v in parse_qs(body).items()}
+        if not self.state.token_matches(form.get("csrf", "")):
             raise HTTPException(403, "The form is stale: reload the page and try again.")
         error = self._invalid(form)
         if error:

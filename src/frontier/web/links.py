@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote, urlencode
 
-from frontier.render.common import safe_name
+from frontier.render.common import entity_path, frontier_path, safe_name, source_path, topic_path
+from frontier.render.digest_page import digest_path
 from frontier.web.pages import PAGES
 
 STATIC_FILES = ("style.css", "claims.js", "search.js")  # packaged; the site adds its index
@@ -24,10 +26,10 @@ def page_path(name: str, *args: object) -> str:
 
 def site_file(name: str, *args: object) -> str:
     """The file of the static site that holds a page."""
-    if name in ("paper", "page", "entity"):
+    if name in ("paper", "page", "entity", "digest"):
         args = (safe_name(str(args[0])), *args[1:])
     path = page_path(name, *args)
-    if name == "static":
+    if name in ("static", "feed"):
         return path
     return f"{path}.html" if path else "index.html"
 
@@ -38,11 +40,39 @@ class Links:
 
     static_site: bool = False
     here: str = "index.html"
+    base: str = ""  # when set, links are absolute: the server's or the published site's URL
 
     def url(self, name: str, *args: object, **query: object) -> str:
         if self.static_site:
             # pages of the site are written once: a query string could change nothing in them
+            if self.base:
+                return self.base.rstrip("/") + "/" + site_file(name, *args)
             return posixpath.relpath(site_file(name, *args), posixpath.dirname(self.here) or ".")
         target = "/" + page_path(name, *(quote(str(arg), safe="") for arg in args))
         shown = {k: v for k, v in query.items() if v not in (None, "")}
-        return f"{target}?{urlencode(shown)}" if shown else target
+        target = f"{target}?{urlencode(shown)}" if shown else target
+        return self.base.rstrip("/") + target if self.base else target
+
+
+# the vault page that stands for a page of the UI (the vault has no page views: their paper)
+_VAULT_PATHS: dict[str, Callable[..., str]] = {
+    "topics": lambda: "index.md",
+    "topic": topic_path,
+    "frontier": frontier_path,
+    "paper": source_path,
+    "page": lambda paper_id, *_: source_path(paper_id),
+    "entity": entity_path,
+    "digest": digest_path,
+    "digests": lambda: "index.md",
+    "feed": lambda: "feed.xml",
+}
+
+
+@dataclass(frozen=True)
+class VaultLinks:
+    """Links to the markdown vault's pages, relative to its folder (for the vault's feed)."""
+
+    static_site: bool = True  # no forms: nothing can be posted to files
+
+    def url(self, name: str, *args: object, **query: object) -> str:
+        return _VAULT_PATHS[name](*(str(arg) for arg in args))

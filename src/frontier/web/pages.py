@@ -31,6 +31,9 @@ PAGES: tuple[Page, ...] = (
     Page("search", "search", "/search", "search", in_site=True, nav="Search"),
     Page("maps", "maps", "/maps", "maps", in_site=True, nav="Maps"),
     Page("map", "maps/{0}", "/maps/{map_id:int}", "one_map", in_site=True),
+    Page("digests", "digest", "/digest", "digests", in_site=True, nav="Digest"),
+    Page("digest", "digest/{0}", "/digest/{name}", "one_digest", in_site=True),
+    Page("feed", "feed.xml", "/feed.xml", "feed", in_site=True),
     Page("usage", "usage", "/usage", "usage", in_site=True, nav="Usage"),
     Page("static", "static/{0}", "/static/{name}", "static", in_site=True),
     Page(
@@ -44,5 +47,5 @@ PAGES: tuple[Page, ...] = (
 )
 BY_NAME = {page.name: page for page in PAGES}
 # (label, page name) in the order the navigation bar shows them
-NAV_ORDER = ("topics", "claims", "search", "maps", "ask", "usage")
+NAV_ORDER = ("topics", "digests", "claims", "search", "maps", "ask", "usage")
 NAV: list[tuple[str, str]] = [(BY_NAME[name].nav or name, name) for name in NAV_ORDER]

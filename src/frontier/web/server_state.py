@@ -82,6 +82,11 @@ class ServerState:
         self.cache = KBCache(ws)
         self.embedder = SharedEmbedder()
 
+    def token_matches(self, given: str) -> bool:
+        """Whether a form carries this server's token (compared as bytes: a form may send any
+        text, and comparing non-ASCII strings in constant time is not supported)."""
+        return secrets.compare_digest(given.encode("utf-8", "replace"), self.csrf.encode())
+
     @contextlib.contextmanager
     def reading(self) -> Iterator[tuple[sqlite3.Connection, Context]]:
         """A read-only connection for one request and the KB as of now."""

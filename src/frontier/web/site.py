@@ -12,9 +12,10 @@ from pathlib import Path
 from frontier.render.common import Context
 from frontier.render.vault import write_if_changed
 from frontier.store.browse import cited_pages, map_rows, page_counts, read_only
+from frontier.store.digests import stored_digests
 from frontier.store.kb import load_kb
 from frontier.store.queries import page_text
-from frontier.web import synthesis_views, views
+from frontier.web import digest_views, synthesis_views, views
 from frontier.web.links import STATIC_FILES, Links, site_file
 from frontier.web.pages import PAGES
 from frontier.web.server_state import usage_rows
@@ -125,6 +126,27 @@ def _claims(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str,
     return _one("claims", views.claims_view(ctx, counts, {}, "newest"), ctx)
 
 
+def _digests(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    return _one("digests", digest_views.digests_view(conn, ctx.settings), ctx)
+
+
+def _digest(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for row in stored_digests(conn):
+        view = digest_views.digest_view(conn, ctx.settings, row.name)
+        files.update(_one("digest", view, ctx, row.name))
+    return files
+
+
+def _feed(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    """The Atom feed: links start with `site.base_url`, else are relative to the feed."""
+    from frontier.web.feed import atom_feed
+
+    here = site_file("feed")
+    links = Links(static_site=True, here=here, base=ctx.settings.site.base_url)
+    return {here: atom_feed(conn, ctx.settings, links)}
+
+
 def _usage(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
     runs, purposes, priced = usage_rows(conn, ctx.settings.llm)
     return _one("usage", views.usage_view(runs, purposes, priced), ctx)
@@ -153,6 +175,9 @@ _SITE_FILES: dict[str, SiteFiles] = {
     "paper": _paper,
     "page": _page,
     "claims": _claims,
+    "digests": _digests,
+    "digest": _digest,
+    "feed": _feed,
     "usage": _usage,
     "static": _static,
 }

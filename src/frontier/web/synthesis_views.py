@@ -42,9 +42,12 @@ def link_citations(
     return Markup(_CITATION.sub(link, escaped))
 
 
+MAX_ROW_ID = 2**63 - 1
+
+
 def stored_map(conn: sqlite3.Connection, map_id: int) -> sqlite3.Row:
-    """The stored map, or the page's 404."""
-    row = map_row(conn, map_id)
+    """The stored map, or the page's 404 (also for an id no SQLite integer can hold)."""
+    row = map_row(conn, map_id) if 0 <= map_id <= MAX_ROW_ID else None
     if row is None:
         raise NotFound(f"No research map {map_id}.")
     return row

@@ -9,7 +9,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from frontier.curate.entry import phrase_claim
 from frontier.render.common import Context, quote_parts, value_with_unit
-from frontier.web.links import Links
+from frontier.web.links import Links, VaultLinks
 from frontier.web.pages import BY_NAME, NAV
 from frontier.web.synthesis_views import link_citations
 from frontier.web.views import View
@@ -31,7 +31,7 @@ def environment() -> Environment:
     return env
 
 
-def render(view: View, ctx: Context | None, links: Links, **extra: Any) -> str:
+def render(view: View, ctx: Context | None, links: Links | VaultLinks, **extra: Any) -> str:
     """The page's HTML: its template with the view's data and the shared names."""
     names: dict[str, Any] = {
         "title": view.title,

@@ -52,14 +52,15 @@ def topic_view(ctx: Context, slug: str, limit: int | None = None) -> View:
     """A topic's scope and its entries, newest first (the newest `limit`), with headline numbers."""
     topic = _topic(ctx, slug)
     papers = ctx.kb.topic_papers(slug)
-    entries = [_entry_row(ctx, slug, p) for p in papers[:limit]]
+    entries = [entry_row(ctx, slug, p) for p in papers[:limit]]
     data = {"topic": topic, "entries": entries, "as_of": ctx.as_of(papers, slug)}
     data["total"] = len(papers)
     data["out_of_scope"] = topic.out_of_scope_lines()
     return View("topic.html", topic.title, data)
 
 
-def _entry_row(ctx: Context, slug: str, paper: Paper) -> dict[str, Any]:
+def entry_row(ctx: Context, slug: str, paper: Paper) -> dict[str, Any]:
+    """A paper's entry in a topic as the topic page shows it (and digests too)."""
     verified = [c for c in ctx.kb.claims_of(paper.id) if c.verified]
     return {
         "paper": paper,
@@ -87,12 +88,13 @@ def frontier_view(ctx: Context, slug: str) -> View:
 
 def _bearing(ctx: Context, kind: str, items: list[Item]) -> list[dict[str, Any]]:
     return [
-        {"item": item, "papers": _papers_of(ctx, ctx.kb.relations_to(kind, str(item.id)))}
+        {"item": item, "papers": papers_of(ctx, ctx.kb.relations_to(kind, str(item.id)))}
         for item in items
     ]
 
 
-def _papers_of(ctx: Context, relations: list[Relation]) -> list[dict[str, Any]]:
+def papers_of(ctx: Context, relations: list[Relation]) -> list[dict[str, Any]]:
+    """The papers of these relations with the evidence of each, for the `bearing` macro."""
     return [
         {"paper": ctx.kb.papers[r.paper_id], "evidence": r.evidence, "page": r.page, "how": r.how}
         for r in relations
@@ -105,7 +107,7 @@ def _thesis(ctx: Context, thesis: str) -> dict[str, Any]:
     for label in ("supports", "challenges", "bears on"):
         group = [r for r in related if stance(r.detail) == label]
         if group:
-            groups.append((label, _papers_of(ctx, group)))
+            groups.append((label, papers_of(ctx, group)))
     return {"text": thesis, "groups": groups}
 
 
@@ -183,7 +185,7 @@ def entity_view(ctx: Context, slug: str) -> View:
     present = {r.topic for r in related}
     order = [t.slug for t in ctx.settings.topics if t.slug in present]
     order += sorted(present - set(order))
-    groups = [(t, _papers_of(ctx, [r for r in related if r.topic == t])) for t in order]
+    groups = [(t, papers_of(ctx, [r for r in related if r.topic == t])) for t in order]
     return View("entity.html", entity.name, {"entity": entity, "groups": groups})
 
 

@@ -14,6 +14,7 @@ from frontier.curate.context import Context
 from frontier.curate.relations import (
     Evidence,
     Relation,
+    before_references,
     confirm_relation,
     entity_relations,
     evidence_on_page,
@@ -38,7 +39,7 @@ def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[s
 
 
 # part of every paper's relations key: a change in how code finds or checks evidence redoes it
-EVIDENCE_VERSION = "evidence-2"
+EVIDENCE_VERSION = "evidence-5"
 
 
 def relations_base_key(
@@ -86,13 +87,15 @@ def _candidates(
     paper: sqlite3.Row,
     topics: list[str],
     pages: list[tuple[int, str]],
+    own_text: list[tuple[int, str]],
     items: list[Item],
     item_vectors: np.ndarray,
 ) -> list[Candidate]:
-    """The gaps, conflicts and theses near the paper that have a sentence of it as evidence."""
+    """The gaps, conflicts and theses near the paper that have a sentence of its own text (before
+    its reference list) as evidence, found on its page."""
     abstract = paper["abstract"] or ""
     sims = item_vectors @ ctx.vectors[paper["id"]] if items else np.zeros(0)
-    units = paper_sentences(abstract, pages)
+    units = paper_sentences(abstract, own_text)
     page_texts = dict(pages)
     candidates = []
     for i, item in enumerate(items):
@@ -124,10 +127,11 @@ def _todo(
         key = relations_key(base, paper, topics, pages)
         if not stamps.changed(paper["id"], quick, key):
             continue
+        own_text = before_references(pages, store.references_start(ctx.conn, paper["id"]))
         found = entity_relations(
-            ctx.settings.entities, paper["title"], paper["abstract"] or "", pages
+            ctx.settings.entities, paper["title"], paper["abstract"] or "", own_text
         )
-        candidates = _candidates(ctx, paper, topics, pages, items, item_vectors)
+        candidates = _candidates(ctx, paper, topics, pages, own_text, items, item_vectors)
         todo.append(_PaperRelations(paper, topics, key, quick, found, candidates))
     stamps.flush()
     return todo

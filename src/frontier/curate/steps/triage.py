@@ -12,7 +12,13 @@ import numpy as np
 from frontier.config import Settings
 from frontier.curate.context import Context
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
-from frontier.curate.triage import Decision, decide_by_embedding, decide_by_llm, shortlist
+from frontier.curate.triage import (
+    RULES_VERSION,
+    Decision,
+    decide_by_embedding,
+    decide_by_llm,
+    shortlist,
+)
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
 from frontier.store import curation as store
@@ -23,9 +29,12 @@ def _gap_vectors(ctx: Context, rows: list[sqlite3.Row]) -> np.ndarray:
 
 
 def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
-    """What every triage decision depends on besides the paper: topics, thresholds, prompt."""
+    """What every triage decision depends on besides the paper: topics, thresholds, prompt, rules."""
     return store.digest(
-        [t.model_dump() for t in settings.topics], settings.curate.model_dump(), prompt_tag
+        [t.model_dump() for t in settings.topics],
+        settings.curate.model_dump(),
+        prompt_tag,
+        RULES_VERSION,
     )
 
 

@@ -168,11 +168,12 @@ def _word_start(word_ids: list[int | None], index: int) -> int:
 
 
 @functools.cache
-def load_embedder() -> Embedder:
-    """The embedder frontier uses, loaded once per process from the installed pip packages."""
+def load_embedder(threads: int = 0) -> Embedder:
+    """The embedder frontier uses, loaded once per process (and thread count) from the installed
+    pip packages; ``threads=0`` lets onnxruntime pick."""
     model = package_file(*MODEL_PACKAGE)
     tokenizer = package_file(*TOKENIZER_PACKAGE)
-    return OnnxMiniLM(model, tokenizer)
+    return OnnxMiniLM(model, tokenizer, threads=threads)
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:

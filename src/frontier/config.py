@@ -215,6 +215,9 @@ class LLMSettings(_Section):
     )
     gguf: str = Field(default="", description="Local GGUF for the embedded server; empty = SmolLM2")
     embedded_threads: int = Field(default=0, ge=0, description="0 = every core but one")
+    embedded_batch_threads: int = Field(
+        default=0, ge=0, description="threads for prompts and batched decoding; 0 = every core"
+    )
     embedded_server: str = Field(
         default="",
         description="llama-server binary for the embedded model; empty = the one `make` installs "

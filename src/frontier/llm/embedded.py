@@ -87,6 +87,13 @@ def default_threads() -> int:
     return max(1, (os.cpu_count() or 1) - 1)
 
 
+def default_batch_threads() -> int:
+    """Threads for steps of more than one token (a prompt, several sequences decoded at once):
+    every core, as llama-cpp-python's server had it; prompts are most of curation's tokens, and
+    a step this wide keeps both cores busy long enough that a late thread costs little."""
+    return max(1, os.cpu_count() or 1)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -104,6 +111,7 @@ class EmbeddedServer:
         log_path: Path | None = None,
         slots: int = 4,
         binary: str = "",
+        batch_threads: int = 0,
     ) -> None:
         self.binary = binary
         self.model_path = resolve_model(gguf)
@@ -116,6 +124,7 @@ class EmbeddedServer:
         self.context_size = min(context_size, trained)  # what one request may use
         self.slots = max(1, slots)
         self.threads = threads or default_threads()
+        self.batch_threads = batch_threads or default_batch_threads()
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.restarts = 0
@@ -149,7 +158,7 @@ class EmbeddedServer:
             "--threads",
             str(self.threads),
             "--threads-batch",
-            str(self.threads),
+            str(self.batch_threads),
             # no copy of idle slots in RAM: a prompt's reusable prefix stays in its slot, and the
             # server gives a request the idle slot that shares the longest prefix with it
             "--cache-ram",
@@ -265,10 +274,10 @@ def _install_signal_handlers() -> None:
 atexit.register(stop_all)
 
 
-_shared: dict[tuple[str, int, int, int, str], EmbeddedServer] = {}
+_shared: dict[tuple[str, int, int, int, str, int], EmbeddedServer] = {}
 
 
-def shared_key(settings: LLMSettings) -> tuple[str, int, int, int, str]:
+def shared_key(settings: LLMSettings) -> tuple[str, int, int, int, str, int]:
     """What makes two settings share a server: model, context, threads, slots and binary."""
     return (
         settings.gguf,
@@ -276,6 +285,7 @@ def shared_key(settings: LLMSettings) -> tuple[str, int, int, int, str]:
         settings.embedded_threads,
         settings.max_in_flight,
         settings.embedded_server,
+        settings.embedded_batch_threads,
     )
 
 
@@ -284,7 +294,9 @@ def shared_embedded(settings: LLMSettings) -> EmbeddedServer:
     slot for each request frontier keeps in flight."""
     key = shared_key(settings)
     if key not in _shared:
-        gguf, context, threads, slots, binary = key
-        _shared[key] = EmbeddedServer(gguf, context, threads, slots=slots, binary=binary)
+        gguf, context, threads, slots, binary, batch_threads = key
+        _shared[key] = EmbeddedServer(
+            gguf, context, threads, slots=slots, binary=binary, batch_threads=batch_threads
+        )
         _install_signal_handlers()
     return _shared[key]

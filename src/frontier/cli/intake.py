@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from frontier.cli import output
-from frontier.cli.options import JsonOpt, PasswordOpt, done, options
+from frontier.cli.options import ClusterOpt, JsonOpt, PasswordOpt, done, options
 from frontier.commands import intake
 
 app = typer.Typer()
@@ -46,12 +46,19 @@ def discover(
     metadata_only: Annotated[
         bool, typer.Option("--metadata-only", help="Do not download PDFs.")
     ] = False,
+    cluster: ClusterOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Find new papers on arXiv for each topic's query and window; read them in full."""
     opts = options(ctx)
     report = intake.discover(
-        opts.workspace, topic or [], days, max_results, not metadata_only, opts.progress
+        opts.workspace,
+        topic or [],
+        days,
+        max_results,
+        not metadata_only,
+        opts.progress,
+        cluster and cluster.value,
     )
     done(output.show_report(opts.console, report, json_out))
 
@@ -81,11 +88,14 @@ def ingest(
     fetch: Annotated[
         bool, typer.Option("--fetch/--no-fetch", help="Download PDFs that records link to.")
     ] = False,
+    cluster: ClusterOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Ingest local sources: PDFs are read in full on all cores; records are stored as metadata."""
     opts = options(ctx)
-    report = intake.ingest(opts.workspace, paths, password, fetch, opts.progress)
+    report = intake.ingest(
+        opts.workspace, paths, password, fetch, opts.progress, cluster and cluster.value
+    )
     done(output.show_report(opts.console, report, json_out))
 
 

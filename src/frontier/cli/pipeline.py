@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from frontier.cli import output
-from frontier.cli.options import JsonOpt, TopicOnlyOpt, done, options
+from frontier.cli.options import ClusterOpt, JsonOpt, TopicOnlyOpt, done, options
 from frontier.commands import curate as curation
 from frontier.commands import digest as digests
 from frontier.commands import pipeline
@@ -70,6 +70,7 @@ def update(
     paths: Annotated[
         list[Path] | None, typer.Argument(help="Local sources to ingest as well.")
     ] = None,
+    cluster: ClusterOpt = None,
 ) -> None:
     """The daily pipeline: discover every topic within its window, ingest, curate, render."""
     opts = options(ctx)
@@ -84,7 +85,9 @@ def update(
             said.append(line)
 
     try:
-        code = pipeline.update(opts.workspace, paths or [], opts.progress, on_step)
+        code = pipeline.update(
+            opts.workspace, paths or [], opts.progress, on_step, cluster and cluster.value
+        )
     finally:
         if workspace:
             pipeline.save_log(workspace[0], output.markup_to_text(said))
@@ -113,9 +116,11 @@ def digest(
 
 
 @app.command()
-def curate(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+def curate(ctx: typer.Context, cluster: ClusterOpt = None, json_out: JsonOpt = False) -> None:
     """Triage new papers into topics, extract and verify claims, relate them to the KB, write entries."""
     opts = options(ctx)
-    result = curation.curate(opts.workspace, opts.use_cache, opts.progress)
+    result = curation.curate(
+        opts.workspace, opts.use_cache, opts.progress, cluster and cluster.value
+    )
     output.print_data(opts.console, result, json_out, output.print_curation)
     done(1 if result["failures"] else 0)

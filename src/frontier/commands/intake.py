@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from frontier.intake.discover import plan_discovery
+from frontier.intake.engines import check_engine
 from frontier.intake.expand import Plan, expand_paths
 from frontier.intake.report import Report
 from frontier.intake.run import ingest_plan, pdf_fetcher
@@ -35,6 +36,7 @@ def ingest_run(
     password: str | None = None,
 ) -> Report:
     """Ingest what `make_plan` finds as one recorded run; `progress` shows the bar."""
+    check_engine(ws.settings)
     with contextlib.closing(ws.connect()) as conn, recorded_run(conn, command, args) as run:
         run.summary = {"counts": {}}
         fetcher = pdf_fetcher(ws, password) if fetch else None
@@ -51,8 +53,9 @@ def discover(
     max_results: int | None,
     fetch: bool,
     progress: Console,
+    cluster: str | None = None,
 ) -> Report:
-    ws = open_workspace(workspace)
+    ws = open_workspace(workspace).on_engine(cluster)
     chosen = [ws.settings.topic(slug) for slug in topics] if topics else ws.settings.topics
     return ingest_run(
         ws,
@@ -89,8 +92,9 @@ def ingest(
     password: str | None,
     fetch: bool,
     progress: Console,
+    cluster: str | None = None,
 ) -> Report:
-    ws = open_workspace(workspace)
+    ws = open_workspace(workspace).on_engine(cluster)
     chunk_tokens = ws.settings.ingest.chunk_tokens
     return ingest_run(
         ws,

@@ -6,13 +6,23 @@ import sqlite3
 
 import numpy as np
 
-from frontier.llm.embeddings import Embedder, blob_to_vector, vector_to_blob
+from frontier.llm.embeddings import (
+    CHUNK_RECIPE,
+    Embedder,
+    blob_to_vector,
+    paper_text,
+    vector_to_blob,
+)
 from frontier.store import vectors as store
 from frontier.store.curation import digest
 
-
-def paper_text(title: str, abstract: str | None) -> str:
-    return f"{title}. {abstract or ''}".strip()
+__all__ = [
+    "CHUNK_RECIPE",
+    "embed_texts",
+    "ensure_chunk_vectors",
+    "ensure_paper_vectors",
+    "paper_text",
+]
 
 
 def ensure_paper_vectors(
@@ -43,12 +53,6 @@ def embed_texts(embedder: Embedder, texts: list[str]) -> np.ndarray:
     if not texts:
         return np.zeros((0, embedder.dim), dtype=np.float32)
     return embedder.embed(texts)
-
-
-# How a chunk's text becomes its vector: the mean over pieces that fit the model's window, so the
-# whole chunk counts (up to m006 only its first 256 word pieces did: "first-window"). A new value
-# makes ensure_chunk_vectors make every stored chunk vector again, once.
-CHUNK_RECIPE = "window-mean"
 
 
 def ensure_chunk_vectors(

@@ -167,12 +167,24 @@ def _word_start(word_ids: list[int | None], index: int) -> int:
     return index
 
 
+# How a chunk's text becomes its vector: the mean over pieces that fit the model's window, so the
+# whole chunk counts (up to m006 only its first 256 word pieces did: "first-window"). A new value
+# makes curate make every stored chunk vector again, once.
+CHUNK_RECIPE = "window-mean"
+
+
+def paper_text(title: str, abstract: str | None) -> str:
+    """What a paper's vector is made from."""
+    return f"{title}. {abstract or ''}".strip()
+
+
 @functools.cache
-def load_embedder() -> Embedder:
-    """The embedder frontier uses, loaded once per process from the installed pip packages."""
+def load_embedder(threads: int = 0) -> Embedder:
+    """The embedder frontier uses, loaded once per process from the installed pip packages;
+    `threads=0` lets onnxruntime take every core."""
     model = package_file(*MODEL_PACKAGE)
     tokenizer = package_file(*TOKENIZER_PACKAGE)
-    return OnnxMiniLM(model, tokenizer)
+    return OnnxMiniLM(model, tokenizer, threads=threads)
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:

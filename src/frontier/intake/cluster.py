@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import pickle
+import uuid
 import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from frontier.children import start_reaper
 from frontier.config import ClusterSettings
 from frontier.errors import FrontierError
 from frontier.intake.jobs import JobResult, PdfJob
 from frontier.intake.stages import process_job
 
 INSTALL = "pip install 'frontier[cluster]'"
+_OWNER = "FRONTIER_RAY_OWNER"
 
 
 class RayMissing(FrontierError):
@@ -55,12 +59,33 @@ def connected(settings: ClusterSettings) -> Iterator[None]:
     }
     if settings.address:
         ray.init(address=settings.address, **quiet)
-    else:
+        try:
+            yield
+        finally:
+            ray.shutdown()  # the cluster ends this job's tasks
+        return
+    with _own_ray():
         ray.init(num_cpus=settings.cpus or None, **quiet)
+        try:
+            yield
+        finally:
+            ray.shutdown()
+
+
+@contextlib.contextmanager
+def _own_ray() -> Iterator[None]:
+    """Every process of a Ray started here is tagged, and a reaper kills them all once this
+    process ends: the kernel ends Ray's servers with it, but not the agents they start."""
+    tag = uuid.uuid4().hex
+    reaper = start_reaper(_OWNER, tag)
+    os.environ[_OWNER] = tag
     try:
         yield
     finally:
-        ray.shutdown()  # ends this job's tasks on the cluster, and a Ray started here
+        del os.environ[_OWNER]
+        assert reaper.stdin is not None
+        reaper.stdin.close()  # Ray is shut down: reap what is left now
+        reaper.wait()
 
 
 def _stream(jobs: list[PdfJob], settings: ClusterSettings) -> Iterator[JobResult]:

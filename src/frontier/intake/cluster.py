@@ -8,6 +8,7 @@ import contextlib
 import logging
 import os
 import pickle
+import sys
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -42,7 +43,8 @@ def run_on_ray(jobs: list[PdfJob], settings: ClusterSettings) -> Iterator[JobRes
     require_ray()
     if not jobs:
         return
-    with connected(settings):
+    # Ray prints what its nodes report (a worker that died, say) on stdout, where results go
+    with contextlib.redirect_stdout(sys.stderr), connected(settings):
         yield from _stream(jobs, settings)
 
 
@@ -107,7 +109,7 @@ def _stream(jobs: list[PdfJob], settings: ClusterSettings) -> Iterator[JobResult
         warnings.simplefilter("ignore", DeprecationWarning)
         papers = ray.data.from_items(rows, override_num_blocks=len(rows)).map(
             run_row,
-            compute=ray.data.TaskPoolStrategy(size=settings.max_in_flight),
+            compute=ray.data.TaskPoolStrategy(size=min(settings.max_in_flight, len(jobs))),
             max_retries=settings.retries,
             **resources,
         )

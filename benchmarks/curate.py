@@ -5,9 +5,12 @@
    distribution, LLM calls per paper, accuracy per topic next to the baseline that puts
    everything in the biggest topic.
 2. Claims over the shared PDFs: verified claims, the share of papers with an evaluation section
-   that have at least one, papers/min and LLM tokens per paper, cold and warm cache.
+   that have at least one, papers/min and LLM tokens per paper, cold and warm cache; cold on
+   llama.cpp's llama-server (what frontier runs) and on llama-cpp-python's server (what it ran
+   before: the baseline, when installed), each on its own copy of the same ingested KB.
+3. `frontier demo` wall time on each of the two servers.
 
-    python benchmarks/curate.py [--skip-pdfs] [--pdf-limit N]
+    python benchmarks/curate.py [--skip-pdfs] [--skip-demo] [--pdf-limit N]
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,6 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
+from servers import NEW, OLD, servers, use
 
 from frontier.commands.curate import curate_workspace
 from frontier.curate.context import Context
@@ -38,7 +45,7 @@ from frontier.sources.arxiv_api import without_c1_controls
 from frontier.sources.ids import parse_arxiv_id
 from frontier.store import curation as store
 from frontier.store.runs import start_run
-from frontier.workspace import Workspace, init_workspace
+from frontier.workspace import Workspace, init_workspace, open_workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -204,30 +211,51 @@ def report_subsets(conn, labels, decided, biggest) -> None:  # type: ignore[no-u
 
 
 def claims_benchmark(tmp: Path, limit: int) -> None:
-    ws = init_workspace(tmp / "pdfs")
+    ingested = init_workspace(tmp / "pdfs")
     pdfs = sorted(require(SHARED / "corpus" / "pdfs").glob("*.pdf"))[:limit]
     folder = tmp / "some_pdfs"
     folder.mkdir()
     for pdf in pdfs:
         (folder / pdf.name).symlink_to(pdf)
-    ingest(ws, [folder])
-    for label, cache in (("cold", False), ("warm", True)):
-        started = time.perf_counter()
-        result = curate_workspace(ws, quiet, use_cache=cache)
-        elapsed = time.perf_counter() - started
-        conn = ws.connect()
-        tokens = conn.execute(
-            "SELECT COALESCE(SUM(prompt_tokens + completion_tokens), 0) FROM llm_calls "
-            "WHERE run_id = ?",
-            (result["run_id"],),
-        ).fetchone()[0]
-        n = len(pdfs)
-        print(
-            f"\nCuration of {n} PDFs, {label}: {elapsed:.0f} s, {n / elapsed * 60:.1f} papers/min, "
-            f"{tokens / n:.0f} LLM tokens/paper, {result['counts'].get('llm calls', 0)} LLM calls, "
-            f"{len(result['failures'])} failures"
-        )
-        conn.close()
+    ingest(ingested, [folder])
+    rates = {}
+    for name, server in servers():
+        shutil.copytree(ingested.root, tmp / name)
+        ws = open_workspace(tmp / name)
+        use(server, ws.settings.llm)
+        try:
+            for label in ("cold", "warm") if name == NEW else ("cold",):
+                rates[(name, label)] = curate_once(ws, name, label, len(pdfs))
+        finally:
+            server.stop()
+    if (OLD, "cold") in rates:
+        ratio = rates[(NEW, "cold")] / rates[(OLD, "cold")]
+        print(f"\nCold papers/min, {NEW} / {OLD}: {ratio:.2f}x (target >= 1.5)")
+    report_claims(open_workspace(tmp / NEW))
+
+
+def curate_once(ws: Workspace, server: str, label: str, n: int) -> float:
+    """One curation of the whole KB (`cold`: the cache neither read nor written); papers/min."""
+    started = time.perf_counter()
+    result = curate_workspace(ws, quiet, use_cache=label != "cold")
+    elapsed = time.perf_counter() - started
+    conn = ws.connect()
+    tokens = conn.execute(
+        "SELECT COALESCE(SUM(prompt_tokens + completion_tokens), 0) FROM llm_calls "
+        "WHERE run_id = ?",
+        (result["run_id"],),
+    ).fetchone()[0]
+    conn.close()
+    per_minute = n / elapsed * 60
+    print(
+        f"\nCuration of {n} PDFs on {server}, {label}: {elapsed:.0f} s, {per_minute:.1f} papers/min, "
+        f"{tokens / n:.0f} LLM tokens/paper, {result['counts'].get('llm calls', 0)} LLM calls, "
+        f"{len(result['failures'])} failures"
+    )
+    return per_minute
+
+
+def report_claims(ws: Workspace) -> None:
     conn = ws.connect()
     with_eval = {
         r[0]
@@ -237,6 +265,7 @@ def claims_benchmark(tmp: Path, limit: int) -> None:
         r[0] for r in conn.execute("SELECT DISTINCT paper_id FROM claims WHERE verified = 1")
     }
     verified, total = conn.execute("SELECT SUM(verified), COUNT(*) FROM claims").fetchone()
+    conn.close()
     print(
         f"Claims: {total} typed, {verified} verified; papers with an evaluation section that have a "
         f"verified claim: {len(with_eval & with_claim)}/{len(with_eval)} "
@@ -244,16 +273,50 @@ def claims_benchmark(tmp: Path, limit: int) -> None:
     )
 
 
+def demo_benchmark(tmp: Path) -> None:
+    """`frontier demo` as a user runs it, on each server. On llama-server frontier starts the
+    server itself; the baseline is started here first (inside the timing) and named as the
+    command's base_url, as frontier started it before."""
+    seconds = {}
+    for name, server in servers():
+        started = time.perf_counter()
+        env = dict(os.environ)
+        if name != NEW:
+            env |= {
+                "FRONTIER_LLM__BASE_URL": server.ensure_running(),
+                "FRONTIER_LLM__BACKEND": "llamacpp",
+            }
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "frontier", "demo", str(tmp / f"demo-{name}")],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        finally:
+            server.stop()
+        seconds[name] = time.perf_counter() - started
+        print(f"\n`frontier demo` on {name}: {seconds[name]:.0f} s (exit {done.returncode})")
+    if OLD in seconds:
+        print(f"`frontier demo` wall time, {NEW} / {OLD}: {seconds[NEW] / seconds[OLD]:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--skip-pdfs", action="store_true")
+    parser.add_argument("--skip-demo", action="store_true")
+    parser.add_argument("--skip-triage", action="store_true")
     parser.add_argument("--pdf-limit", type=int, default=38)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        triage_benchmark(tmp)
+        if not args.skip_triage:
+            triage_benchmark(tmp)
         if not args.skip_pdfs:
             claims_benchmark(tmp, args.pdf_limit)
+        if not args.skip_demo:
+            demo_benchmark(tmp)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
+# `pgrep -f` pattern of the embedded model server: a command line that starts with its binary
+SERVER_PROCESS = "^[^ ]*llama-server "
 
 
 def corpus(*parts: str) -> Path:

@@ -1,4 +1,4 @@
-"""The real embedded model (SmolLM2 on llama.cpp's server, 127.0.0.1) through the one LLM path."""
+"""The real embedded model (SmolLM2 on llama.cpp's llama-server, 127.0.0.1) through the one LLM path."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
+import httpx
 import pytest
-from helpers import run_cli
+from helpers import SERVER_PROCESS, run_cli
 from pydantic import BaseModel, Field
 
 from frontier.config import LLMSettings
@@ -104,6 +105,71 @@ def test_server_killed_mid_batch_comes_back(conn: sqlite3.Connection) -> None:
     assert server.restarts > restarts_before and server.alive()
 
 
+def test_a_slot_per_request_in_flight_decoded_together(conn: sqlite3.Connection) -> None:
+    settings = LLMSettings(max_output_tokens=96, timeout=120, max_in_flight=3)
+    server = shared_embedded(settings)
+    root = server.ensure_running().removesuffix("/v1")
+    props = httpx.get(f"{root}/props", timeout=10).json()
+    assert props["total_slots"] == 3
+    assert props["default_generation_settings"]["n_ctx"] == server.context_size
+    busy_at_once = 0
+
+    async def batch() -> list[object]:
+        nonlocal busy_at_once
+        llm = LLM(settings, conn, use_cache=False)
+        prompts = [f"Write a long story about cache line {i}." for i in range(3)]
+
+        async def ask(prompt: str) -> str:
+            message = [{"role": "user", "content": prompt}]
+            return (await llm.chat(message, purpose="slots", max_tokens=96)).content
+
+        async def watch() -> None:
+            nonlocal busy_at_once
+            async with httpx.AsyncClient(timeout=10) as client:
+                while busy_at_once < 3:
+                    slots = (await client.get(f"{root}/slots")).json()
+                    busy_at_once = max(busy_at_once, sum(s["is_processing"] for s in slots))
+                    await asyncio.sleep(0.05)
+
+        watcher = asyncio.create_task(watch())
+        results = await run_bounded(prompts, ask, settings.max_in_flight)
+        watcher.cancel()
+        await llm.aclose()
+        return results
+
+    results = asyncio.run(batch())
+    assert all(isinstance(r, str) and r for r in results)
+    assert busy_at_once >= 2  # continuous batching: more than one request decoded at a time
+
+
+def test_a_repeated_prefix_is_reported_as_cached(conn: sqlite3.Connection) -> None:
+    context = " ".join(f"Paper {i} pages the KV cache into blocks of 16 tokens." for i in range(60))
+
+    async def follow_ups() -> None:
+        async with LLM(SETTINGS, conn, use_cache=False) as llm:
+            for question in ("Which paper is first?", "What size are the blocks?"):
+                message = [{"role": "user", "content": f"{context}\n\nQUESTION: {question}"}]
+                await llm.chat(message, purpose="prefix", max_tokens=8)
+
+    asyncio.run(follow_ups())
+    rows = conn.execute(
+        "SELECT prompt_tokens, cached_tokens FROM llm_calls WHERE purpose = 'prefix' ORDER BY id"
+    ).fetchall()
+    (first, first_cached), (second, second_cached) = rows
+    assert first > 600 and first_cached < first // 2  # at most the chat template's opening
+    assert first - 20 <= second_cached < second  # the shared context is not evaluated again
+
+
+def test_a_missing_server_binary_is_one_line_saying_how_to_build_it(
+    workspace: Path, tmp_path: Path
+) -> None:
+    env = {"FRONTIER_LLM__EMBEDDED_SERVER": str(tmp_path / "llama-server")}
+    result = run_cli("-w", str(workspace), "llm", "ask", "Hello?", env=env)
+    assert result.code == 1
+    assert len(result.err.strip().splitlines()) == 1
+    assert "make" in result.err and "llama-server" in result.err
+
+
 def test_cli_llm_status_ask_usage_and_cache(workspace: Path) -> None:
     status = run_cli("-w", str(workspace), "llm", "status", "--json")
     assert status.code == 0 and status.json()["answers"] is True
@@ -142,7 +208,7 @@ def test_no_orphan_server_when_frontier_is_killed(workspace: Path) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    pattern = "llama_cpp.server"
+    pattern = SERVER_PROCESS
     deadline = time.monotonic() + 60
     servers: list[int] = []
     while time.monotonic() < deadline and not servers:

@@ -135,7 +135,7 @@ def _server_answers(mark: str) -> bool:
     """The embedded model server of this command is up and answers."""
     for pid in marked_processes(mark):
         port = re.search(r"--port (\d+)", _cmdline(pid))
-        if "llama_cpp.server" in _cmdline(pid) and port:
+        if "llama-server" in _cmdline(pid) and port:
             with contextlib.suppress(OSError):
                 url = f"http://127.0.0.1:{port.group(1)}/v1/models"
                 return urllib.request.urlopen(url, timeout=2).status == 200
@@ -149,7 +149,7 @@ def test_sigkill_curate_mid_model_call_leaves_no_model_server(
     with started(["-w", str(root), "curate"]) as (proc, mark):
         _wait_for("the embedded model server to answer", lambda: _server_answers(mark), proc)
         names = kill_and_check(proc, mark)
-    assert any("llama_cpp.server" in line for line in names.values())
+    assert any("llama-server" in line for line in names.values())
 
 
 def test_sigkill_serve_mid_answer_leaves_no_model_server(
@@ -173,7 +173,7 @@ def test_sigkill_serve_mid_answer_leaves_no_model_server(
         asking.start()
         _wait_for("the embedded model server to answer", lambda: _server_answers(mark), proc)
         names = kill_and_check(proc, mark)
-    assert any("llama_cpp.server" in line for line in names.values())
+    assert any("llama-server" in line for line in names.values())
 
 
 def _post(url: str, body: bytes) -> None:

@@ -224,7 +224,11 @@ class LLMSettings(_Section):
     api_key_env: str = Field(
         default="OPENAI_API_KEY", description="Environment variable that holds the API key"
     )
-    max_in_flight: int = Field(default=4, ge=1, description="Concurrent requests per endpoint")
+    max_in_flight: int = Field(
+        default=4,
+        ge=1,
+        description="Concurrent requests per endpoint; the embedded server has a slot for each",
+    )
     timeout: float = Field(default=120.0, gt=0, description="Seconds to wait for one reply")
     max_retries: int = Field(default=4, ge=0, description="Retries on 429, 5xx, timeouts")
     context_size: int = Field(
@@ -238,7 +242,12 @@ class LLMSettings(_Section):
         default=0.0, ge=0, description="Price per million completion tokens, for `usage`"
     )
     gguf: str = Field(default="", description="Local GGUF for the embedded server; empty = SmolLM2")
-    embedded_threads: int = Field(default=0, ge=0, description="0 = all cores")
+    embedded_threads: int = Field(default=0, ge=0, description="0 = every core but one")
+    embedded_server: str = Field(
+        default="",
+        description="llama-server binary for the embedded model; empty = the one `make` installs "
+        "beside frontier (.venv/bin), else PATH",
+    )
     thinking: dict[str, ModelThinking] = Field(
         default_factory=dict, description="Per-model thinking switch, keyed by model name"
     )

@@ -104,6 +104,8 @@ async def _answer_all(
     ) as llm:
         bundle = _first_bundle(ws, conn, llm, request)
         answers = []
+        # one at a time: they share the bundle, and llama-server keeps a prefix per slot, so a
+        # question sent beside another would evaluate the bundle again in a slot of its own
         for question in request.questions or [""]:
             answer = await answer_over(
                 llm,

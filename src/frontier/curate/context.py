@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,8 @@ class Context:
     embedder: Embedder | None = None  # for the steps that embed chunks
     failures: list[tuple[str, str, str]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    # set when the run ends early (Ctrl-C, an error): a step running alongside stops soon after
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     def bump(self, key: str, by: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + by

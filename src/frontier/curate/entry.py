@@ -16,6 +16,7 @@ from frontier.curate.spans import propose
 from frontier.curate.support import content_stems, sentences_of, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
+from frontier.llm.records import LLMFailure
 from frontier.store.claims import Claim
 
 _DIGIT = re.compile(r"\d")
@@ -213,9 +214,16 @@ async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: di
     title, abstract = paper["title"], paper["abstract"] or ""
     if abstract:
         messages = prompt.messages(field=field, topic=topic, title=title, abstract=abstract[:3000])
-        answer = await llm.structured(
-            EntryText, messages, purpose="entry", prompt_version=prompt.tag, max_tokens=320
-        )
+        try:
+            answer = await llm.structured(
+                EntryText, messages, purpose="entry", prompt_version=prompt.tag, max_tokens=320
+            )
+        except LLMFailure as failure:
+            if failure.kind != "invalid":
+                raise
+            # the model answered, twice, with nothing usable (cut off, or not the schema): the
+            # ledger keeps the reply, the entry quotes the abstract
+            return WhatItIs(contribution_sentences(title, abstract), QUOTED)
         kept = checked_model_text(answer.value.what_it_is, title, abstract)
         if kept:
             return WhatItIs(kept, answer.result.model)

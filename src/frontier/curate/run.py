@@ -1,16 +1,21 @@
 """`frontier curate`: every step of STEPS in order (triage, chunk vectors, claims, relations,
-firsts and coverage, entries), each incremental."""
+firsts and coverage, entries), each incremental; a step marked alongside runs in a thread beside
+the steps after it."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import dataclasses
 import sqlite3
+from pathlib import Path
 
 from rich.console import Console
 
 from frontier.config import Settings
 from frontier.curate.context import Context
 from frontier.curate.scope import scope_lines
-from frontier.curate.steps import STEPS
+from frontier.curate.steps import STEPS, Step
 from frontier.curate.vectors import (
     embed_texts,
     ensure_paper_vectors,
@@ -18,6 +23,7 @@ from frontier.curate.vectors import (
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import load_embedder
 from frontier.store import curation as store
+from frontier.store.db import connect, database_file
 
 
 async def curate(
@@ -45,7 +51,29 @@ async def curate(
             console=console,
             embedder=embedder,
         )
-        for step in STEPS:
-            await step.run(ctx, papers)
+        beside: list[asyncio.Task[None]] = []
+        try:
+            for step in STEPS:
+                if step.alongside and database_file(conn):
+                    beside.append(asyncio.create_task(_alongside(ctx, step, papers)))
+                else:
+                    await step.run(ctx, papers)
+            await asyncio.gather(*beside)
+        finally:
+            ctx.stopping.set()
     ctx.counts["llm calls"] = store.fresh_llm_calls(conn, run_id)
     return ctx
+
+
+async def _alongside(ctx: Context, step: Step, papers: list[sqlite3.Row]) -> None:
+    """Run a step in a thread with its own connection and a one-thread embedder, so the model
+    server and the steps after it keep the other cores."""
+
+    path = Path(database_file(ctx.conn))
+
+    def work() -> None:
+        with contextlib.closing(connect(path)) as conn:
+            own = dataclasses.replace(ctx, conn=conn, embedder=load_embedder(threads=1))
+            asyncio.run(step.run(own, papers))
+
+    await asyncio.to_thread(work)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 import numpy as np
 
@@ -56,13 +57,20 @@ def embed_texts(embedder: Embedder, texts: list[str]) -> np.ndarray:
 
 
 def ensure_chunk_vectors(
-    conn: sqlite3.Connection, embedder: Embedder, paper_ids: list[str], batch: int = 64
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    paper_ids: list[str],
+    batch: int = 64,
+    stop: threading.Event | None = None,
 ) -> int:
     """Embed the chunks of these papers that have no vector yet (for dense search later), and
-    any chunk whose stored vector was made by an older recipe."""
+    any chunk whose stored vector was made by an older recipe; returns how many were embedded.
+    Once `stop` is set it ends between two batches (each batch stored is kept)."""
     store.mark_stale_chunk_vectors(conn, embedder.name, CHUNK_RECIPE)
     todo = store.stale_chunks(conn) + store.unembedded_chunks(conn, paper_ids)
     for start in range(0, len(todo), batch):
+        if stop is not None and stop.is_set():
+            return start
         part = todo[start : start + batch]
         vectors = embedder.embed_whole([text for _, text in part])
         rows = [

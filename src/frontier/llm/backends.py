@@ -25,8 +25,9 @@ def detect_backend(url: str, configured: str) -> str:
 
 
 def response_format(schema: dict[str, Any], name: str, backend: str) -> dict[str, Any]:
-    """llama-cpp-python reads a schema from json_object and ignores json_schema; the others
-    (SGLang, vLLM, Ollama, OpenAI) take json_schema."""
+    """llama.cpp's servers read a schema from json_object (llama-server takes json_schema too,
+    llama-cpp-python's server ignores it); the others (SGLang, vLLM, Ollama, OpenAI) take
+    json_schema."""
     if backend in ("embedded", "llamacpp"):
         return {"type": "json_object", "schema": schema}
     return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}

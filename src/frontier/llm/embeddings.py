@@ -180,8 +180,8 @@ def paper_text(title: str, abstract: str | None) -> str:
 
 @functools.cache
 def load_embedder(threads: int = 0) -> Embedder:
-    """The embedder frontier uses, loaded once per process from the installed pip packages;
-    `threads=0` lets onnxruntime take every core."""
+    """The embedder frontier uses, loaded once per process (and thread count) from the installed
+    pip packages; ``threads=0`` lets onnxruntime pick."""
     model = package_file(*MODEL_PACKAGE)
     tokenizer = package_file(*TOKENIZER_PACKAGE)
     return OnnxMiniLM(model, tokenizer, threads=threads)

@@ -56,3 +56,19 @@ async def run_bounded(
             await asyncio.gather(*jobs, return_exceptions=True)
             raise
     return results
+
+
+async def gather_bounded(
+    items: Sequence[I], work: Callable[[I], Awaitable[R]], limit: int
+) -> list[R | LLMFailure]:
+    """`run_bounded` without a progress bar, for the few calls of one answer, map or pass."""
+    return await run_bounded(items, work, limit, console=Console(stderr=True, quiet=True))
+
+
+async def warm_then_bounded(
+    items: Sequence[I], work: Callable[[I], Awaitable[R]], limit: int
+) -> list[R | LLMFailure]:
+    """Calls whose prompts share a long prefix: the first alone, so the server has the prefix
+    cached when the rest go out together."""
+    first = await gather_bounded(items[:1], work, 1)
+    return first + await gather_bounded(items[1:], work, limit)

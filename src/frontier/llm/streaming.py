@@ -79,7 +79,7 @@ class StreamedReply:
         )
         usage = read_usage(self.usage, reasoning)
         if self.usage is None:
-            # llama.cpp's server reports no usage on a stream: one chunk is one token there
+            # some servers (llama-cpp-python's) report no usage on a stream: one chunk is one token there
             usage.completion_tokens = self.chunks
             usage.prompt_tokens = estimate_tokens(prompt_text)
         return ChatResult(

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from frontier.llm.client import LLM
+from frontier.llm.pool import gather_bounded
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import LLMFailure
 from frontier.store.conflicts import (
@@ -204,14 +205,16 @@ async def detect_conflicts(
         return counts
     facts = [f for f in load_facts(conn) if f.setting.known() >= 2]  # others compare to none
     prompt = load_prompt("conflict")
-    for d in _with_flagged(conn, facts, find_disagreements(facts, None if everything else unseen)):
+    found = _with_flagged(conn, facts, find_disagreements(facts, None if everything else unseen))
+    labels = await _labels(llm, prompt, field_name, found, conn)
+    for d in found:
         counts["pairs"] += 1
         later = json.dumps(later_measurements(d, facts))
         known = flagged_conflict(conn, d.key)
         if known is not None:
             set_later_measurements(conn, known, later)
             continue
-        verdict, model = await _label(llm, prompt, field_name, d)
+        verdict, model = labels[d.key]
         counts["labelled" if verdict else "label failures"] += 1
         _store(conn, d, later, verdict, model, prompt.tag if verdict else "", run_id, default_topic)
         counts["new"] += 1
@@ -239,6 +242,23 @@ def _with_flagged(
                     out.append(d)
                     keys.add(key)
     return out
+
+
+async def _labels(
+    llm: LLM, prompt: Prompt, field_name: str, found: list[Disagreement], conn: sqlite3.Connection
+) -> dict[str, tuple[ConflictVerdict | None, str]]:
+    """The model's label of every pair not flagged before, asked all at once, by pair key."""
+    new: dict[str, Disagreement] = {}
+    for d in found:
+        if d.key not in new and flagged_conflict(conn, d.key) is None:
+            new[d.key] = d
+    pairs = list(new.values())
+    limit = llm.settings.max_in_flight
+    labels = await gather_bounded(pairs, lambda d: _label(llm, prompt, field_name, d), limit)
+    return {
+        d.key: (None, "") if isinstance(label, LLMFailure) else label
+        for d, label in zip(pairs, labels, strict=True)
+    }
 
 
 async def _label(

@@ -14,8 +14,9 @@ from pydantic import AfterValidator, BaseModel, Field
 from frontier.curate.vectors import ensure_paper_vectors
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder
+from frontier.llm.pool import gather_bounded, warm_then_bounded
 from frontier.llm.prompts import load_prompt
-from frontier.llm.records import LLMFailure, Usage
+from frontier.llm.records import LLMFailure, Structured, Usage
 from frontier.store.retrieval import paper_dates
 from frontier.synthesize.ask import budget_for
 from frontier.synthesize.bundle import Bundle
@@ -164,6 +165,16 @@ def with_published_dates(conn: sqlite3.Connection, bundle: Bundle) -> Bundle:
 _MAX_TOKENS = {"theme": 200, "overview": 320, "problems": 480, "takeaways": 420, "notes": 640}
 
 
+@dataclass(frozen=True)
+class Part:
+    """One call of a map: the reply's schema, the context it reads and the part it writes."""
+
+    schema: type[BaseModel]
+    context: str
+    part: str
+    members: str = ""
+
+
 class MapWriter:
     """Runs the calls of one map over a shared context, so a prefix cache reuses it."""
 
@@ -173,29 +184,39 @@ class MapWriter:
         self.think = think
         self.prompt = load_prompt("map")
 
-    async def call(
-        self, schema: type[BaseModel], rmap: ResearchMap, context: str, part: str, **extra: Any
-    ) -> Any:
+    async def reply(self, part: Part) -> Structured[BaseModel]:
         messages = self.prompt.messages(
-            field=self.field, bundle=context, part=part, **({"members": ""} | extra)
+            field=self.field, bundle=part.context, part=part.part, members=part.members
         )
-        try:
-            reply = await self.llm.structured(
-                schema,
-                messages,
-                max_tokens=_MAX_TOKENS[part],
-                purpose=f"map:{part}",
-                prompt_version=self.prompt.tag,
-                think=self.think,
-            )
-        except LLMFailure as failure:
-            rmap.failures.append(f"{part}: {failure.message}")
+        return await self.llm.structured(
+            part.schema,
+            messages,
+            max_tokens=_MAX_TOKENS[part.part],
+            purpose=f"map:{part.part}",
+            prompt_version=self.prompt.tag,
+            think=self.think,
+        )
+
+    async def replies(self, rmap: ResearchMap, parts: list[Part], shared: bool) -> list[Any]:
+        """Each part's reply (None where the model failed), asked concurrently; with a `shared`
+        context the first goes alone, so the server has that context cached for the others.
+        What the replies add to the map is added in the order of `parts`."""
+        limit = self.llm.settings.max_in_flight
+        ask = warm_then_bounded if shared else gather_bounded
+        outcomes = await ask(parts, self.reply, limit)
+        return [self._take(rmap, p.part, o) for p, o in zip(parts, outcomes, strict=True)]
+
+    def _take(
+        self, rmap: ResearchMap, part: str, outcome: Structured[BaseModel] | LLMFailure
+    ) -> Any:
+        if isinstance(outcome, LLMFailure):
+            rmap.failures.append(f"{part}: {outcome.message}")
             return None
-        rmap.usage.add(reply.result.usage)
-        rmap.model = reply.result.model
-        if reply.result.reasoning:
-            rmap.reasoning.append(f"{part}: {reply.result.reasoning}")
-        return reply.value
+        rmap.usage.add(outcome.result.usage)
+        rmap.model = outcome.result.model
+        if outcome.result.reasoning:
+            rmap.reasoning.append(f"{part}: {outcome.result.reasoning}")
+        return outcome.value
 
 
 def _checked(
@@ -221,10 +242,10 @@ async def _notes_context(writer: MapWriter, rmap: ResearchMap, budget: int) -> s
     """Map step: notes per batch of papers; the reduce context is the title list plus notes."""
     groups = batches(rmap.bundle, budget)
     rmap.mode = f"map-reduce over {len(groups)} batches"
+    parts = [Part(NotesReply, group.render(), "notes") for group in groups]
     lines = []
-    for group in groups:
+    for group, reply in zip(groups, await writer.replies(rmap, parts, shared=False), strict=True):
         valid = group.numbers()
-        reply = await writer.call(NotesReply, rmap, group.render(), "notes")
         for note in reply.notes if reply else []:
             if text := _checked(rmap, "notes", note.text, valid, group):
                 lines.append("- " + text)
@@ -244,39 +265,52 @@ async def write_map(
     rmap = ResearchMap(with_published_dates(conn, paper_bundle(conn, papers, DIGEST_TOKENS)))
     writer = MapWriter(llm, field_name, think)
     rmap.prompt_tag = writer.prompt.tag
-    valid = rmap.bundle.numbers()
     if not papers:
         return rmap
     context = rmap.bundle.render()
     if rmap.bundle.tokens() > budget:
         context = await _notes_context(writer, rmap, budget)
     vectors = ensure_paper_vectors(conn, embedder, papers)
-    matrix = np.stack([vectors[paper["id"]] for paper in papers])
-    for group in cluster(matrix):
-        members = [index + 1 for index in group]
-        reply = await writer.call(
-            ThemeReply, rmap, context, "theme", members=", ".join(f"[{n}]" for n in members)
-        )
+    groups = [
+        [i + 1 for i in group] for group in cluster(np.stack([vectors[p["id"]] for p in papers]))
+    ]
+    themes = [Part(ThemeReply, context, "theme", ", ".join(f"[{n}]" for n in g)) for g in groups]
+    rest = [Part(s, context, name) for s, name in _WHOLE_MAP_PARTS]
+    replies = await writer.replies(rmap, [*themes, *rest], shared=True)
+    _add_themes(rmap, groups, replies[: len(themes)])
+    rmap.chronology = chronology(rmap.bundle)
+    _add_whole_map_parts(rmap, *replies[len(themes) :])
+    return rmap
+
+
+_WHOLE_MAP_PARTS = (
+    (OverviewReply, "overview"),
+    (ProblemsReply, "problems"),
+    (TakeawaysReply, "takeaways"),
+)
+
+
+def _add_themes(rmap: ResearchMap, groups: list[list[int]], replies: list[Any]) -> None:
+    for members, reply in zip(groups, replies, strict=True):
         name = _theme_name(rmap, reply.name if reply else "", members)
         # a theme's summary says what its own papers share: citing others is an error
         summary = _checked(rmap, "theme", reply.summary, set(members)) if reply else ""
         rmap.themes.append(Theme(name, summary, members))
-    rmap.chronology = chronology(rmap.bundle)
-    overview = await writer.call(OverviewReply, rmap, context, "overview")
+
+
+def _add_whole_map_parts(rmap: ResearchMap, overview: Any, problems: Any, takeaways: Any) -> None:
+    valid = rmap.bundle.numbers()
     rmap.overview = _checked(rmap, "overview", overview.overview, valid) if overview else ""
-    problems = await writer.call(ProblemsReply, rmap, context, "problems")
     for item in problems.problems if problems else []:
         if text := _checked(rmap, "open problems", item.problem, valid):
             rmap.problems.append(
                 Item(text, _checked_numbers(rmap, "open problems", item.papers, valid))
             )
-    takeaways = await writer.call(TakeawaysReply, rmap, context, "takeaways")
     for item in takeaways.takeaways if takeaways else []:
         if text := _checked(rmap, "takeaways", item.text, valid):
             rmap.takeaways.append(
                 Item(text, _checked_numbers(rmap, "takeaways", item.papers, valid))
             )
-    return rmap
 
 
 def _theme_name(rmap: ResearchMap, proposed: str, members: list[int]) -> str:

@@ -16,11 +16,14 @@ from frontier.curate.steps import claims, entries, firsts, relations, triage, ve
 class Step:
     name: str
     run: Callable[[Context, list[sqlite3.Row]], Awaitable[None]]
+    # no later step reads what it writes: it runs in a thread of its own (own connection, own
+    # single-threaded embedder) beside the steps after it, and curate waits for it at the end
+    alongside: bool = False
 
 
 STEPS = [
     Step("triage", triage.run),
-    Step("chunk vectors", vectors.run),
+    Step("chunk vectors", vectors.run, alongside=True),
     Step("claims", claims.run),
     Step("relations", relations.run),
     Step("firsts and coverage", firsts.run),

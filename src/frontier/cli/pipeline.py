@@ -9,9 +9,6 @@ import typer
 
 from frontier.cli import output
 from frontier.cli.options import ClusterOpt, JsonOpt, TopicOnlyOpt, done, options
-from frontier.commands import curate as curation
-from frontier.commands import digest as digests
-from frontier.commands import pipeline
 
 app = typer.Typer()
 
@@ -28,6 +25,8 @@ def demo(
     json_out: JsonOpt = False,
 ) -> None:
     """Build a demo KB from the sample shipped with frontier: ingest, curate, render (offline)."""
+    from frontier.commands import pipeline
+
     opts = options(ctx)
     console = opts.console
     result = pipeline.demo(directory, curate, opts.progress)
@@ -73,6 +72,8 @@ def update(
     cluster: ClusterOpt = None,
 ) -> None:
     """The daily pipeline: discover every topic within its window, ingest, curate, render."""
+    from frontier.commands import pipeline
+
     opts = options(ctx)
     said: list[str] = []
     workspace: list[Any] = []
@@ -108,6 +109,8 @@ def digest(
     json_out: JsonOpt = False,
 ) -> None:
     """What changed in the KB since the last digest: new entries, gaps, conflicts, cost."""
+    from frontier.commands import digest as digests
+
     opts = options(ctx)
     result = digests.digest(opts.workspace, since, runs, topic)
     output.print_data(
@@ -118,6 +121,8 @@ def digest(
 @app.command()
 def curate(ctx: typer.Context, cluster: ClusterOpt = None, json_out: JsonOpt = False) -> None:
     """Triage new papers into topics, extract and verify claims, relate them to the KB, write entries."""
+    from frontier.commands import curate as curation
+
     opts = options(ctx)
     result = curation.curate(
         opts.workspace, opts.use_cache, opts.progress, cluster and cluster.value

@@ -9,16 +9,13 @@ from typing import Any
 
 from rich.console import Console
 
-from frontier.intake.discover import plan_discovery
 from frontier.intake.engines import check_engine
 from frontier.intake.expand import Plan, expand_paths
 from frontier.intake.report import Report
 from frontier.intake.run import ingest_plan, pdf_fetcher
-from frontier.intake.single import plan_single
 from frontier.sources.records import printable
 from frontier.store import queries
 from frontier.store.runs import recent_runs, recorded_run
-from frontier.synthesize.retrieve import search_papers
 from frontier.workspace import Workspace, init_workspace, open_workspace
 
 
@@ -55,6 +52,8 @@ def discover(
     progress: Console,
     cluster: str | None = None,
 ) -> Report:
+    from frontier.intake.discover import plan_discovery  # arXiv's client: only discover needs it
+
     ws = open_workspace(workspace).on_engine(cluster)
     chosen = [ws.settings.topic(slug) for slug in topics] if topics else ws.settings.topics
     return ingest_run(
@@ -70,6 +69,8 @@ def discover(
 def add(
     workspace: Path | None, items: list[str], password: str | None, progress: Console
 ) -> Report:
+    from frontier.intake.single import plan_single
+
     ws = open_workspace(workspace)
 
     def plan_all() -> Plan:
@@ -108,6 +109,8 @@ def ingest(
 
 
 def search(workspace: Path | None, query: str, limit: int) -> list[dict[str, Any]]:
+    from frontier.synthesize.retrieve import search_papers
+
     ws = open_workspace(workspace)
     with contextlib.closing(ws.connect()) as conn:
         return [hit.to_dict() for hit in search_papers(conn, query, limit)]

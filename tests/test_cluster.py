@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -320,3 +321,150 @@ def test_a_ray_frontier_started_ends_with_it(how: signal.Signals, tmp_path: Path
         assert _ends_alone(proc, mark, how) == []
     if how == signal.SIGINT:
         assert proc.returncode == 130
+
+
+def _holding(path: Path) -> list[int]:
+    """Processes other than this one with `path` open."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in (entry / "fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd) == str(path):
+                        found.append(int(entry.name))
+                        break
+    return found
+
+
+def test_a_paper_that_kills_its_worker_every_time_fails_alone(cluster: str, tmp_path: Path) -> None:
+    """The paper is a named pipe: frontier reads it whole to hash it, but every Ray worker that
+    opens it is killed while it waits for the bytes."""
+    folder = _folder(tmp_path, EMBEDDED)
+    donor = next(p for p in sorted(corpus("pdfs").glob("*.pdf")) if p.name not in EMBEDDED)
+    deadly = tmp_path / "deadly.pdf"
+    os.mkfifo(deadly)
+    root = tmp_path / "kb"
+    assert run_cli("init", str(root)).code == 0
+    killed: list[int] = []
+    fed: list[int] = []
+    stop = threading.Event()
+
+    def feed(writer: int, reader: int) -> int:
+        """Give frontier (hashing the file) the bytes and then the end of the file; a new
+        writer once it has read them all."""
+        left = memoryview(donor.read_bytes())
+        while left:
+            left = left[os.write(writer, left) :]
+        os.close(writer)
+        while reader in _holding(deadly):
+            time.sleep(0.02)
+        return os.open(deadly, os.O_RDWR)
+
+    def guard() -> None:
+        writer = os.open(deadly, os.O_RDWR)  # readers' open() returns; their read() waits
+        try:
+            while not stop.is_set():
+                for pid in _holding(deadly):
+                    if "run_row" in _cmdline(pid) and pid not in killed:
+                        with contextlib.suppress(OSError):
+                            os.kill(pid, signal.SIGKILL)
+                            killed.append(pid)
+                    elif pid not in fed:
+                        fed.append(pid)
+                        writer = feed(writer, pid)
+                time.sleep(0.02)
+        finally:
+            os.close(writer)
+
+    guarding = threading.Thread(target=guard, daemon=True)
+    guarding.start()
+    try:
+        result = run_cli(
+            "-w",
+            str(root),
+            "ingest",
+            str(folder),
+            str(deadly),
+            "--json",
+            env=_on_ray(cluster, FRONTIER_INGEST__EMBED="curate", FRONTIER_CLUSTER__RETRIES="1"),
+        )
+    finally:
+        stop.set()
+        guarding.join()
+    assert len(killed) == 2, killed  # the first try and one retry
+    assert result.code == 2, result.err  # some input rejected, each named with its reason
+    outcomes = _outcomes(result.out)
+    assert outcomes.count(("deadly.pdf", "rejected", _died(2))) == 1, outcomes
+    assert [name for name, outcome, _ in outcomes if outcome == "stored"] == sorted(EMBEDDED)
+    assert len(kb_snapshot(root)["papers"]) == len(EMBEDDED)
+
+
+def _died(tries: int) -> str:
+    return f"the worker reading this file died on each of {tries} tries"
+
+
+def _papers_stored(root: Path) -> int:
+    with contextlib.suppress(sqlite3.Error):
+        conn = sqlite3.connect(root / ".frontier" / "frontier.db", timeout=1)
+        try:
+            return int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
+        finally:
+            conn.close()
+    return 0
+
+
+def test_frontier_killed_mid_run_on_ray_resumes_to_the_uninterrupted_kb(
+    cluster: str, local_kb: tuple[Path, str], tmp_path: Path
+) -> None:
+    local, _ = local_kb
+    root = tmp_path / "kb"
+    assert run_cli("init", str(root)).code == 0
+    args = ["-w", str(root), "ingest", str(_folder(tmp_path))]
+    env = _on_ray(cluster, FRONTIER_INGEST__EMBED="curate")
+    with _started(args, env) as (proc, _):
+        _wait(lambda: _papers_stored(root) >= 5 or proc.poll() is not None, "papers stored")
+        assert proc.poll() is None, "the command ended before it could be killed"
+        proc.kill()
+        proc.wait()
+    assert 5 <= _papers_stored(root) < len(kb_snapshot(local)["papers"])
+    result = run_cli(*args, "--json", env=env)
+    assert result.code in (0, 2), result.err
+    assert kb_snapshot(root) == kb_snapshot(local)
+
+
+def test_curate_chunk_vectors_made_on_ray_equal_the_local_ones(
+    cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Curate's chunk vectors step, on the cluster and here, over the same few papers: the
+    workers embed by the same recipe and the driver stores the same vectors."""
+    from frontier.config import ClusterSettings
+    from frontier.curate.steps.vectors import embed_changed_chunks
+    from frontier.intake.engines import chunk_embedding
+    from frontier.llm.embeddings import load_embedder
+    from frontier.store.db import connect
+    from frontier.workspace import open_workspace
+
+    for name, value in NO_TOKENS.items():
+        monkeypatch.setenv(name, value)
+    first = tmp_path / "local"
+    first.mkdir()
+    _ingest(first / "kb", _folder(first, EMBEDDED), {**LOCAL, "FRONTIER_INGEST__EMBED": "curate"})
+    shutil.copytree(first / "kb", tmp_path / "ray")
+    embedder = load_embedder(1)
+    counts = {}
+    for engine in ("local", "ray"):
+        root = first / "kb" if engine == "local" else tmp_path / "ray"
+        settings = open_workspace(root).settings
+        cluster_settings = ClusterSettings(engine=engine, address=cluster)
+        settings = settings.model_copy(update={"cluster": cluster_settings})
+        with contextlib.closing(connect(root / ".frontier" / "frontier.db")) as conn:
+            papers = conn.execute("SELECT id, text_version FROM papers ORDER BY id").fetchall()
+            with chunk_embedding(settings, embedder) as embed_batches:
+                counts[engine] = embed_changed_chunks(conn, embedder, papers, None, embed_batches)
+    local, ray = _vectors(first / "kb")["chunks"], _vectors(tmp_path / "ray")["chunks"]
+    assert (
+        counts["ray"] == counts["local"] == len(local) == len(kb_snapshot(first / "kb")["chunks"])
+    )
+    assert ray == local

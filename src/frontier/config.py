@@ -168,7 +168,8 @@ Engine = Literal["local", "ray"]
 
 
 class ClusterSettings(_Section):
-    """Where the CPU work of ingest runs: this machine's process pool or a Ray cluster."""
+    """Where the CPU work of ingest (and of curate's chunk vectors) runs: this machine or a Ray
+    cluster."""
 
     engine: Engine = Field(default="local", description="local = process pool; ray = Ray cluster")
     address: str = Field(

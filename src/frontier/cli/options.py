@@ -61,7 +61,8 @@ ClusterOpt = Annotated[
     EngineName | None,
     typer.Option(
         "--cluster",
-        help="Where ingest's CPU work runs: local (process pool) or ray; overrides cluster.engine.",
+        help="Where the CPU work (reading PDFs, embedding chunks) runs: local or ray; "
+        "overrides cluster.engine.",
     ),
 ]
 TopicArg = Annotated[str, typer.Argument(help="Topic slug, as in frontier.toml.")]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -171,6 +172,10 @@ def _word_start(word_ids: list[int | None], index: int) -> int:
 # whole chunk counts (up to m006 only its first 256 word pieces did: "first-window"). A new value
 # makes curate make every stored chunk vector again, once.
 CHUNK_RECIPE = "window-mean"
+
+
+# batches of texts in, one array of unit vectors per batch out (None: that batch failed)
+BatchEmbed = Callable[[list[list[str]]], Generator[np.ndarray | None]]
 
 
 def paper_text(title: str, abstract: str | None) -> str:

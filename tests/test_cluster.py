@@ -397,7 +397,8 @@ def test_a_paper_that_kills_its_worker_every_time_fails_alone(cluster: str, tmp_
     assert result.code == 2, result.err  # some input rejected, each named with its reason
     outcomes = _outcomes(result.out)
     assert outcomes.count(("deadly.pdf", "rejected", _died(2))) == 1, outcomes
-    assert [name for name, outcome, _ in outcomes if outcome == "stored"] == sorted(EMBEDDED)
+    stored = [name for name, outcome, _ in outcomes if outcome in ("stored", "warning")]
+    assert stored == sorted(EMBEDDED)
     assert len(kb_snapshot(root)["papers"]) == len(EMBEDDED)
 
 

@@ -155,6 +155,11 @@ class EmbeddedServer:
             "--cache-ram",
             "0",
             "--no-webui",
+            # the chat template as llama.cpp's built-in formatter applies it (as llama-cpp-python
+            # did), not through its Jinja engine: on that path a JSON schema reply from SmolLM2
+            # began with a made-up timestamp and ran on to max_tokens, where the same schema
+            # through the built-in formatter gives the reply llama-cpp-python's server gave
+            "--no-jinja",
             "--fit",
             "off",
         ]

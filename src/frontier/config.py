@@ -157,6 +157,35 @@ class IngestSettings(_Section):
     watch: list[str] = Field(
         default_factory=list, description="Local folders and files `update` ingests"
     )
+    embed: Literal["auto", "ingest", "curate"] = Field(
+        default="auto",
+        description="Where chunks and papers are embedded: on the ingest workers, or by curate "
+        "(papers in the field only); auto = at ingest on a cluster, by curate locally",
+    )
+
+
+Engine = Literal["local", "ray"]
+
+
+class ClusterSettings(_Section):
+    """Where the CPU work of ingest (and of curate's chunk vectors) runs: this machine or a Ray
+    cluster."""
+
+    engine: Engine = Field(default="local", description="local = process pool; ray = Ray cluster")
+    address: str = Field(
+        default="",
+        description='Ray cluster: "auto", host:port or ray://host:port; empty = a local Ray '
+        "frontier starts and stops",
+    )
+    cpus: int = Field(default=0, ge=0, description="CPUs of a Ray frontier starts; 0 = all")
+    cpus_per_task: float = Field(default=1.0, gt=0, description="CPUs one paper's task reserves")
+    memory_per_task_mb: int = Field(
+        default=0, ge=0, description="Memory one paper's task reserves; 0 = none"
+    )
+    max_in_flight: int = Field(
+        default=64, ge=1, description="Papers being read or held for the writer at once"
+    )
+    retries: int = Field(default=3, ge=0, description="Retries of a paper whose worker died")
 
 
 class SiteSettings(_Section):
@@ -251,6 +280,9 @@ class Settings(BaseSettings):
     site: SiteSettings = Field(
         default_factory=SiteSettings, description="The published static site and feed"
     )
+    cluster: ClusterSettings = Field(
+        default_factory=ClusterSettings, description="Where ingest's CPU work runs"
+    )
 
     @model_validator(mode="after")
     def _routes_point_at_siblings(self) -> Settings:
@@ -280,6 +312,7 @@ _FILE_SECTIONS: dict[str, type[BaseModel]] = {
     "ingest": IngestSettings,
     "llm": LLMSettings,
     "curate": CurateSettings,
+    "cluster": ClusterSettings,
 }
 _FILE_LISTS: dict[str, type[BaseModel]] = {"topics": Topic, "entities": Entity}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -19,6 +19,13 @@ STATE_DIR = ".frontier"
 class Workspace:
     root: Path
     settings: Settings
+
+    def on_engine(self, engine: str | None) -> Workspace:
+        """This workspace with ingest's CPU work on `engine` (None: as configured)."""
+        if engine is None:
+            return self
+        cluster = self.settings.cluster.model_copy(update={"engine": engine})
+        return replace(self, settings=self.settings.model_copy(update={"cluster": cluster}))
 
     @property
     def config_path(self) -> Path:

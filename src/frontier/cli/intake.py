@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from frontier.cli import output
-from frontier.cli.options import JsonOpt, PasswordOpt, done, options
-from frontier.commands import intake
+from frontier.cli.options import ClusterOpt, JsonOpt, PasswordOpt, done, options
 
 app = typer.Typer()
 
@@ -25,6 +24,8 @@ def init(
     ] = False,
 ) -> None:
     """Create a workspace: a commented frontier.toml and an empty KB."""
+    from frontier.commands import intake
+
     ws = intake.init(directory, force)
     options(ctx).console.print(
         f"Created workspace {ws.root}\n  config: {ws.config_path}\n  database: {ws.db_path}"
@@ -46,12 +47,21 @@ def discover(
     metadata_only: Annotated[
         bool, typer.Option("--metadata-only", help="Do not download PDFs.")
     ] = False,
+    cluster: ClusterOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Find new papers on arXiv for each topic's query and window; read them in full."""
+    from frontier.commands import intake
+
     opts = options(ctx)
     report = intake.discover(
-        opts.workspace, topic or [], days, max_results, not metadata_only, opts.progress
+        opts.workspace,
+        topic or [],
+        days,
+        max_results,
+        not metadata_only,
+        opts.progress,
+        cluster and cluster.value,
     )
     done(output.show_report(opts.console, report, json_out))
 
@@ -66,6 +76,8 @@ def add(
     json_out: JsonOpt = False,
 ) -> None:
     """Add single items: an arXiv id, a PDF (file or URL), a web page or a saved article."""
+    from frontier.commands import intake
+
     opts = options(ctx)
     report = intake.add(opts.workspace, items, password, opts.progress)
     done(output.show_report(opts.console, report, json_out))
@@ -81,11 +93,16 @@ def ingest(
     fetch: Annotated[
         bool, typer.Option("--fetch/--no-fetch", help="Download PDFs that records link to.")
     ] = False,
+    cluster: ClusterOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Ingest local sources: PDFs are read in full on all cores; records are stored as metadata."""
+    from frontier.commands import intake
+
     opts = options(ctx)
-    report = intake.ingest(opts.workspace, paths, password, fetch, opts.progress)
+    report = intake.ingest(
+        opts.workspace, paths, password, fetch, opts.progress, cluster and cluster.value
+    )
     done(output.show_report(opts.console, report, json_out))
 
 
@@ -97,6 +114,8 @@ def search(
     json_out: JsonOpt = False,
 ) -> None:
     """Search titles, abstracts and full text (BM25 and dense, fused); best papers first."""
+    from frontier.commands import intake
+
     opts = options(ctx)
     hits = intake.search(opts.workspace, query, limit)
     output.print_data(opts.console, hits, json_out, output.print_hits)
@@ -110,6 +129,8 @@ def show(
     json_out: JsonOpt = False,
 ) -> None:
     """Show one paper: metadata, sections, warnings, or one page of its text."""
+    from frontier.commands import intake
+
     opts = options(ctx)
     console = opts.console
     paper, text = intake.show(opts.workspace, paper_id, page)
@@ -132,6 +153,8 @@ def show(
 @app.command()
 def status(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Counts (papers, pages, chunks, rejected files), problems and the last runs."""
+    from frontier.commands import intake
+
     opts = options(ctx)
     data = intake.status(opts.workspace)
     output.print_data(opts.console, data, json_out, output.print_status)

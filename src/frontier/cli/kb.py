@@ -9,7 +9,6 @@ import typer
 
 from frontier.cli import output
 from frontier.cli.options import JsonOpt, TopicArg, TopicOnlyOpt, options
-from frontier.commands import curate, kb
 from frontier.errors import OptionsError
 
 app = typer.Typer()
@@ -35,6 +34,8 @@ def papers(
     json_out: JsonOpt = False,
 ) -> None:
     """Papers with their topics, the triage reason and the stage (embedding or llm) that decided."""
+    from frontier.commands import kb
+
     opts = options(ctx)
     data = kb.papers(opts.workspace, topic)
     output.print_data(opts.console, data, json_out, output.print_papers)
@@ -54,6 +55,8 @@ def claims(
     csv_out: Annotated[bool, typer.Option("--csv", help="Print CSV with a header row.")] = False,
 ) -> None:
     """Numbers the papers claim; verified ones only unless --all. Filters ignore case."""
+    from frontier.commands import kb
+
     if json_out and csv_out:
         raise OptionsError("choose one of --json and --csv")
     opts = options(ctx)
@@ -70,6 +73,8 @@ def claims(
 @app.command("entities")
 def entities(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Tracked entities (organisations, models, hardware, methods) and their paper counts."""
+    from frontier.commands import kb
+
     opts = options(ctx)
     rows = kb.entities(opts.workspace)
     output.print_data(opts.console, rows, json_out, output.print_entities)
@@ -85,6 +90,8 @@ def relations(
     json_out: JsonOpt = False,
 ) -> None:
     """How papers relate to the KB, each with its evidence sentence and page, for auditing."""
+    from frontier.commands import kb
+
     opts = options(ctx)
     rows = kb.relations(opts.workspace, paper, kind)
     output.print_data(opts.console, rows, json_out, output.print_relations)
@@ -93,6 +100,8 @@ def relations(
 @app.command("render")
 def render(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Write the markdown vault (kb/) from the store; files change only when their content does."""
+    from frontier.commands import kb
+
     opts = options(ctx)
     counts = kb.render(opts.workspace)
     output.print_data(opts.console, counts, json_out, output.print_rendered)
@@ -105,11 +114,15 @@ def gaps_add(
     text: Annotated[str, typer.Argument(help="The open question.")],
 ) -> None:
     """Add an open gap to a topic; adding the same text again changes nothing."""
+    from frontier.commands import kb
+
     opts = options(ctx)
     output.print_added(opts.console, kb.gaps_add(opts.workspace, topic, text))
 
 
 def _list_gaps(ctx: typer.Context, topic: str | None, status: str | None, json_out: bool) -> None:
+    from frontier.commands import kb
+
     opts = options(ctx)
     rows = kb.gaps_list(opts.workspace, topic, status)
     output.print_data(opts.console, rows, json_out, output.print_gaps)
@@ -135,6 +148,8 @@ def gaps_proposed(
 
 
 def _move_gap(ctx: typer.Context, gap_id: int, action: str) -> None:
+    from frontier.commands import kb
+
     opts = options(ctx)
     output.print_moved(opts.console, "Gap", kb.gaps_move(opts.workspace, gap_id, action))
 
@@ -164,6 +179,8 @@ def conflicts_add(
     text: Annotated[str, typer.Argument(help="What the papers disagree on.")],
 ) -> None:
     """Flag a conflict in a topic; adding the same text again changes nothing."""
+    from frontier.commands import kb
+
     opts = options(ctx)
     output.print_added(opts.console, kb.conflicts_add(opts.workspace, topic, text))
 
@@ -171,6 +188,8 @@ def conflicts_add(
 @conflicts_app.command("list")
 def conflicts_list(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Conflicts with their status and the papers that bear on them."""
+    from frontier.commands import kb
+
     opts = options(ctx)
     rows = kb.conflicts_list(opts.workspace)
     output.print_data(opts.console, rows, json_out, output.print_conflicts)
@@ -179,6 +198,8 @@ def conflicts_list(ctx: typer.Context, json_out: JsonOpt = False) -> None:
 @conflicts_app.command("detect")
 def conflicts_detect(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Flag verified claims that disagree in a comparable setting (curate does this too)."""
+    from frontier.commands import curate
+
     opts = options(ctx)
     counts = curate.conflicts_detect(opts.workspace, opts.use_cache)
     output.print_data(opts.console, counts, json_out, output.print_conflicts_found)
@@ -190,5 +211,7 @@ def conflicts_close(
     conflict_id: Annotated[int, typer.Argument(help="Conflict id, from `conflicts list`.")],
 ) -> None:
     """Close a conflict."""
+    from frontier.commands import kb
+
     opts = options(ctx)
     output.print_moved(opts.console, "Conflict", kb.conflicts_close(opts.workspace, conflict_id))

@@ -8,8 +8,6 @@ import typer
 
 from frontier.cli import output
 from frontier.cli.options import JsonOpt, done, options
-from frontier.commands import llm
-from frontier.llm.records import LLMFailure
 
 app = typer.Typer()
 llm_app = typer.Typer(help="The language model: status and direct questions.", no_args_is_help=True)
@@ -21,6 +19,8 @@ app.add_typer(cache_app, name="cache")
 @llm_app.command("status")
 def llm_status(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Which model and endpoint are in use, and whether they answer."""
+    from frontier.commands import llm
+
     opts = options(ctx)
     data = llm.llm_status(opts.workspace)
     output.print_data(opts.console, data, json_out, output.print_llm_status)
@@ -36,6 +36,9 @@ def llm_ask(
     ] = False,
 ) -> None:
     """Ask the model directly (not the KB); prints the answer and a token summary."""
+    from frontier.commands import llm
+    from frontier.llm.records import LLMFailure
+
     opts = options(ctx)
     try:
         result, tag = llm.llm_ask(opts.workspace, question, think, opts.use_cache)
@@ -48,6 +51,8 @@ def llm_ask(
 @app.command()
 def usage(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """LLM usage: calls, cache hits, tokens and cost, per run and per purpose."""
+    from frontier.commands import llm
+
     opts = options(ctx)
     data, priced = llm.usage(opts.workspace)
     if json_out:
@@ -59,6 +64,8 @@ def usage(ctx: typer.Context, json_out: JsonOpt = False) -> None:
 @cache_app.command("clear")
 def cache_clear(ctx: typer.Context) -> None:
     """Forget every cached LLM response."""
+    from frontier.commands import llm
+
     opts = options(ctx)
     removed = llm.clear_cache(opts.workspace)
     opts.console.print(f"Removed {removed} cached LLM responses.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -48,6 +49,21 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tab
 JsonTextOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 PasswordOpt = Annotated[
     str | None, typer.Option("--password", help="User password for encrypted PDFs.")
+]
+
+
+class EngineName(StrEnum):
+    local = "local"
+    ray = "ray"
+
+
+ClusterOpt = Annotated[
+    EngineName | None,
+    typer.Option(
+        "--cluster",
+        help="Where the CPU work (reading PDFs, embedding chunks) runs: local or ray; "
+        "overrides cluster.engine.",
+    ),
 ]
 TopicArg = Annotated[str, typer.Argument(help="Topic slug, as in frontier.toml.")]
 TopicOnlyOpt = Annotated[str | None, typer.Option("--topic", "-t", help="Only this topic.")]

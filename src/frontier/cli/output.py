@@ -10,19 +10,19 @@ import datetime as dt
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from frontier.intake.report import Report
-from frontier.llm.records import ChatResult
-from frontier.render.export import claims_csv
-from frontier.synthesize.ask import Answer
-from frontier.synthesize.grounding import REPEAT, Dropped
-from frontier.synthesize.researchmap import ResearchMap
+if TYPE_CHECKING:  # imported where used: a command pays only for what it prints
+    from frontier.intake.report import Report
+    from frontier.llm.records import ChatResult
+    from frontier.synthesize.ask import Answer
+    from frontier.synthesize.grounding import Dropped
+    from frontier.synthesize.researchmap import ResearchMap
 
 UNWRAPPED_WIDTH = 10_000  # wider than any line a command prints: a log keeps lines whole
 PLAIN_RULE_WIDTH = 80
@@ -352,6 +352,8 @@ def print_claims(console: Console, rows: list[dict[str, Any]]) -> None:
 
 
 def print_claims_csv(rows: list[dict[str, Any]]) -> None:
+    from frontier.render.export import claims_csv
+
     write_stdout(claims_csv(rows))
 
 
@@ -513,6 +515,8 @@ def print_answer(console: Console, answer: Answer, think: bool, many: bool) -> N
 
 def print_removed_sentences(console: Console, dropped: list[Dropped]) -> None:
     """Each removed sentence with its reason; repeats only as a count (they are noise)."""
+    from frontier.synthesize.grounding import REPEAT
+
     repeats = sum(d.reason == REPEAT for d in dropped)
     if repeats:
         console.print(f"[yellow]removed {repeats} sentence(s) repeating an earlier one[/]")

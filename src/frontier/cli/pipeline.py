@@ -8,10 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from frontier.cli import output
-from frontier.cli.options import JsonOpt, TopicOnlyOpt, done, options
-from frontier.commands import curate as curation
-from frontier.commands import digest as digests
-from frontier.commands import pipeline
+from frontier.cli.options import ClusterOpt, JsonOpt, TopicOnlyOpt, done, options
 
 app = typer.Typer()
 
@@ -28,6 +25,8 @@ def demo(
     json_out: JsonOpt = False,
 ) -> None:
     """Build a demo KB from the sample shipped with frontier: ingest, curate, render (offline)."""
+    from frontier.commands import pipeline
+
     opts = options(ctx)
     console = opts.console
     result = pipeline.demo(directory, curate, opts.progress)
@@ -70,8 +69,11 @@ def update(
     paths: Annotated[
         list[Path] | None, typer.Argument(help="Local sources to ingest as well.")
     ] = None,
+    cluster: ClusterOpt = None,
 ) -> None:
     """The daily pipeline: discover every topic within its window, ingest, curate, render."""
+    from frontier.commands import pipeline
+
     opts = options(ctx)
     said: list[str] = []
     workspace: list[Any] = []
@@ -84,7 +86,9 @@ def update(
             said.append(line)
 
     try:
-        code = pipeline.update(opts.workspace, paths or [], opts.progress, on_step)
+        code = pipeline.update(
+            opts.workspace, paths or [], opts.progress, on_step, cluster and cluster.value
+        )
     finally:
         if workspace:
             pipeline.save_log(workspace[0], output.markup_to_text(said))
@@ -105,6 +109,8 @@ def digest(
     json_out: JsonOpt = False,
 ) -> None:
     """What changed in the KB since the last digest: new entries, gaps, conflicts, cost."""
+    from frontier.commands import digest as digests
+
     opts = options(ctx)
     result = digests.digest(opts.workspace, since, runs, topic)
     output.print_data(
@@ -113,9 +119,13 @@ def digest(
 
 
 @app.command()
-def curate(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+def curate(ctx: typer.Context, cluster: ClusterOpt = None, json_out: JsonOpt = False) -> None:
     """Triage new papers into topics, extract and verify claims, relate them to the KB, write entries."""
+    from frontier.commands import curate as curation
+
     opts = options(ctx)
-    result = curation.curate(opts.workspace, opts.use_cache, opts.progress)
+    result = curation.curate(
+        opts.workspace, opts.use_cache, opts.progress, cluster and cluster.value
+    )
     output.print_data(opts.console, result, json_out, output.print_curation)
     done(1 if result["failures"] else 0)

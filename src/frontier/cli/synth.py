@@ -8,9 +8,7 @@ import typer
 
 from frontier.cli import output
 from frontier.cli.options import JsonTextOpt, ThinkOpt, done, options
-from frontier.commands import synth
-from frontier.llm.records import LLMFailure
-from frontier.synthesize.ask import PRESETS
+from frontier.synthesize.presets import PRESETS
 
 app = typer.Typer()
 
@@ -37,6 +35,9 @@ def ask(
     json_out: JsonTextOpt = False,
 ) -> None:
     """Answer from the KB with [n] citations to paper and page (hybrid retrieval)."""
+    from frontier.commands import synth
+    from frontier.llm.records import LLMFailure
+
     opts = options(ctx)
     try:
         request = synth.AskRequest(
@@ -68,6 +69,8 @@ def research_map(
 ) -> None:
     """Write a research map (overview, themes, chronology, open problems, takeaways) with
     checked citations to kb/maps/; open problems become proposed gaps."""
+    from frontier.commands import synth
+
     opts = options(ctx)
     written = synth.research_map(
         opts.workspace, topic=topic, since=since, limit=limit, think=think, use_cache=opts.use_cache

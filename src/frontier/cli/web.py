@@ -11,7 +11,6 @@ from rich.markup import escape
 
 from frontier.cli import output
 from frontier.cli.options import options
-from frontier.commands import web
 
 app = typer.Typer()
 
@@ -44,6 +43,8 @@ def serve(
     ] = False,
 ) -> None:
     """Browse the KB in a local web UI: topics, papers, digests, claims, search, maps, ask, usage."""
+    from frontier.commands import web
+
     opts = options(ctx)
     server = web.server(opts.workspace, host, port, public, allow_edits)
     if public:
@@ -67,6 +68,8 @@ def site(
     out: Annotated[Path, typer.Argument(help="Folder to write the site into.")],
 ) -> None:
     """Write the web UI's pages as a static site that opens from disk (search in the page)."""
+    from frontier.commands import web
+
     opts = options(ctx)
     counts = web.site(opts.workspace, out)
     opts.console.print(
@@ -88,6 +91,8 @@ def export(
     ] = None,
 ) -> None:
     """Export papers, verified claims or entries as BibTeX, CSV or JSON lines."""
+    from frontier.commands import web
+
     text = web.export(options(ctx).workspace, fmt.value, what.value)
     if output_file is None:
         output.write_stdout(text)

@@ -54,5 +54,7 @@ def conflicts_detect(workspace: Path | None, use_cache: bool) -> dict[str, int]:
     return counts
 
 
-def curate(workspace: Path | None, use_cache: bool, progress: Console) -> dict[str, Any]:
-    return curate_workspace(open_workspace(workspace), progress, use_cache)
+def curate(
+    workspace: Path | None, use_cache: bool, progress: Console, cluster: str | None = None
+) -> dict[str, Any]:
+    return curate_workspace(open_workspace(workspace).on_engine(cluster), progress, use_cache)

@@ -9,15 +9,13 @@ from typing import Any
 
 from rich.console import Console
 
-from frontier.intake.discover import plan_discovery
+from frontier.intake.engines import check_engine
 from frontier.intake.expand import Plan, expand_paths
 from frontier.intake.report import Report
 from frontier.intake.run import ingest_plan, pdf_fetcher
-from frontier.intake.single import plan_single
 from frontier.sources.records import printable
 from frontier.store import queries
 from frontier.store.runs import recent_runs, recorded_run
-from frontier.synthesize.retrieve import search_papers
 from frontier.workspace import Workspace, init_workspace, open_workspace
 
 
@@ -35,6 +33,7 @@ def ingest_run(
     password: str | None = None,
 ) -> Report:
     """Ingest what `make_plan` finds as one recorded run; `progress` shows the bar."""
+    check_engine(ws.settings)
     with contextlib.closing(ws.connect()) as conn, recorded_run(conn, command, args) as run:
         run.summary = {"counts": {}}
         fetcher = pdf_fetcher(ws, password) if fetch else None
@@ -51,8 +50,11 @@ def discover(
     max_results: int | None,
     fetch: bool,
     progress: Console,
+    cluster: str | None = None,
 ) -> Report:
-    ws = open_workspace(workspace)
+    from frontier.intake.discover import plan_discovery  # arXiv's client: only discover needs it
+
+    ws = open_workspace(workspace).on_engine(cluster)
     chosen = [ws.settings.topic(slug) for slug in topics] if topics else ws.settings.topics
     return ingest_run(
         ws,
@@ -67,6 +69,8 @@ def discover(
 def add(
     workspace: Path | None, items: list[str], password: str | None, progress: Console
 ) -> Report:
+    from frontier.intake.single import plan_single
+
     ws = open_workspace(workspace)
 
     def plan_all() -> Plan:
@@ -89,8 +93,9 @@ def ingest(
     password: str | None,
     fetch: bool,
     progress: Console,
+    cluster: str | None = None,
 ) -> Report:
-    ws = open_workspace(workspace)
+    ws = open_workspace(workspace).on_engine(cluster)
     chunk_tokens = ws.settings.ingest.chunk_tokens
     return ingest_run(
         ws,
@@ -104,6 +109,8 @@ def ingest(
 
 
 def search(workspace: Path | None, query: str, limit: int) -> list[dict[str, Any]]:
+    from frontier.synthesize.retrieve import search_papers
+
     ws = open_workspace(workspace)
     with contextlib.closing(ws.connect()) as conn:
         return [hit.to_dict() for hit in search_papers(conn, query, limit)]

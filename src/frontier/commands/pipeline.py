@@ -74,13 +74,17 @@ def demo(directory: Path, curate: bool, progress: Console) -> DemoOutcome:
 
 
 def update(
-    workspace: Path | None, paths: list[Path], progress: Console, on_step: StepCallback
+    workspace: Path | None,
+    paths: list[Path],
+    progress: Console,
+    on_step: StepCallback,
+    cluster: str | None = None,
 ) -> int:
     """discover (every topic, its window) -> ingest -> curate -> render -> digest; for a daily
     schedule. `on_step` hears of each step as it ends: start (the workspace), discover and
     ingest (their reports), curate (counts and failures), render (counts and the vault's
     folder), digest (what changed since the last digest, written to kb/digests/)."""
-    ws = open_workspace(workspace)
+    ws = open_workspace(workspace).on_engine(cluster)
     on_step("start", ws)
     found = ingest_run(
         ws,

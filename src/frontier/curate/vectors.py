@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
+from collections.abc import Generator
 
 import numpy as np
 
-from frontier.llm.embeddings import Embedder, blob_to_vector, vector_to_blob
+from frontier.llm.embeddings import (
+    CHUNK_RECIPE,
+    BatchEmbed,
+    Embedder,
+    blob_to_vector,
+    paper_text,
+    vector_to_blob,
+)
 from frontier.store import vectors as store
 from frontier.store.curation import digest
 
-
-def paper_text(title: str, abstract: str | None) -> str:
-    return f"{title}. {abstract or ''}".strip()
+__all__ = [
+    "CHUNK_RECIPE",
+    "embed_texts",
+    "ensure_chunk_vectors",
+    "ensure_paper_vectors",
+    "paper_text",
+]
 
 
 def ensure_paper_vectors(
@@ -46,31 +59,40 @@ def embed_texts(embedder: Embedder, texts: list[str]) -> np.ndarray:
     return embedder.embed(texts)
 
 
-# How a chunk's text becomes its vector: the mean over pieces that fit the model's window, so the
-# whole chunk counts (up to m006 only its first 256 word pieces did: "first-window"). A new value
-# makes ensure_chunk_vectors make every stored chunk vector again, once.
-CHUNK_RECIPE = "window-mean"
-
-
 def ensure_chunk_vectors(
     conn: sqlite3.Connection,
     embedder: Embedder,
     paper_ids: list[str],
     batch: int = 64,
     stop: threading.Event | None = None,
+    embed_batches: BatchEmbed | None = None,
 ) -> int:
     """Embed the chunks of these papers that have no vector yet (for dense search later), and
     any chunk whose stored vector was made by an older recipe; returns how many were embedded.
-    Once `stop` is set it ends between two batches (each batch stored is kept)."""
+    Once `stop` is set it ends between two batches (each batch stored is kept).
+    `embed_batches` makes the vectors elsewhere (a cluster); by default `embedder` makes them
+    here. A batch that fails there stays unembedded for the next run."""
     store.mark_stale_chunk_vectors(conn, embedder.name, CHUNK_RECIPE)
     todo = store.stale_chunks(conn) + store.unembedded_chunks(conn, paper_ids)
-    for start in range(0, len(todo), batch):
-        if stop is not None and stop.is_set():
-            return start
-        part = todo[start : start + batch]
-        vectors = embedder.embed_whole([text for _, text in part])
-        rows = [
-            (chunk_id, vector_to_blob(v)) for (chunk_id, _), v in zip(part, vectors, strict=True)
-        ]
-        store.save_chunk_vectors(conn, embedder.name, CHUNK_RECIPE, rows)
-    return len(todo)
+    parts = [todo[start : start + batch] for start in range(0, len(todo), batch)]
+    if embed_batches is None:
+        made: Generator[np.ndarray | None] = (
+            embedder.embed_whole([text for _, text in part]) for part in parts
+        )
+    else:
+        made = embed_batches([[text for _, text in part] for part in parts])
+    embedded = 0
+    with contextlib.closing(made):
+        for part in parts:
+            if stop is not None and stop.is_set():
+                break
+            vectors = next(made)
+            if vectors is None:
+                continue
+            rows = [
+                (chunk_id, vector_to_blob(v))
+                for (chunk_id, _), v in zip(part, vectors, strict=True)
+            ]
+            store.save_chunk_vectors(conn, embedder.name, CHUNK_RECIPE, rows)
+            embedded += len(part)
+    return embedded

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from frontier.extract.pdf import ExtractedPdf, PdfRejected, extract_pdf
 from frontier.sources.records import SourceRecord
+from frontier.store.vectors import PaperVectors
 
 
 @dataclass
@@ -20,6 +21,7 @@ class PdfJob:
     record: SourceRecord | None = None
     password: str | None = None
     chunk_tokens: int = 400
+    embed: bool = False  # embed chunks and paper in the worker too
 
 
 @dataclass
@@ -28,6 +30,7 @@ class JobResult:
     extracted: ExtractedPdf | None = None
     code: str = ""
     reason: str = ""
+    vectors: PaperVectors | None = None
 
 
 def run_pdf_job(job: PdfJob) -> JobResult:

@@ -10,7 +10,8 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
 from frontier.children import die_with_parent
-from frontier.intake.jobs import JobResult, PdfJob, run_pdf_job
+from frontier.intake.jobs import JobResult, PdfJob
+from frontier.intake.stages import process_job
 
 # jobs queued ahead per worker: enough that one long PDF at the head does not idle the others
 _WINDOW_PER_WORKER = 16
@@ -35,7 +36,7 @@ def extract_in_order(jobs: list[PdfJob], workers: int) -> Iterator[JobResult]:
     """Yield one result per job, in the order given; a crashed worker fails only its own job."""
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
-            yield run_pdf_job(job)
+            yield process_job(job)
         return
     pending = deque(jobs)
     while pending:
@@ -45,7 +46,7 @@ def extract_in_order(jobs: list[PdfJob], workers: int) -> Iterator[JobResult]:
             while (pending or window) and not broken:
                 while pending and len(window) < workers * _WINDOW_PER_WORKER:
                     job = pending.popleft()
-                    window.append((job, pool.submit(run_pdf_job, job)))
+                    window.append((job, pool.submit(process_job, job)))
                 job, future = window.popleft()
                 try:
                     yield future.result()

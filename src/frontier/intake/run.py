@@ -8,9 +8,9 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from frontier.intake.engines import embeds_at_ingest, run_jobs
 from frontier.intake.expand import Plan
 from frontier.intake.jobs import PdfJob
-from frontier.intake.pool import extract_in_order, worker_count
 from frontier.intake.report import Entry, Report
 from frontier.intake.save import fulltext_of_article, store_record, store_result
 from frontier.sources.download import DownloadError, download_pdf
@@ -114,6 +114,7 @@ def _extract_and_store(
     progress: Progress,
     report: Report,
 ) -> None:
+    embed = embeds_at_ingest(ws.settings)
     known = known_content_hashes(conn)
     todo: list[PdfJob] = []
     seen: set[str] = set()
@@ -124,9 +125,10 @@ def _extract_and_store(
             report.add(Entry(job.item, "duplicate", f"already stored{where}", paper_id))
             continue
         seen.add(job.content_hash)
+        job.embed = embed
         todo.append(job)
     task = progress.add_task("pdfs", total=len(todo), item="")
-    for result in extract_in_order(todo, worker_count(ws.settings.ingest.workers)):
+    for result in run_jobs(todo, ws.settings):
         progress.update(task, item=result.job.item[-40:])
         report.add(store_result(conn, result, run_id))
         progress.advance(task)

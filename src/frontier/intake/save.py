@@ -108,7 +108,9 @@ def store_result(conn: sqlite3.Connection, result: JobResult, run_id: int) -> En
         )
         return Entry(job.item, "rejected", result.reason, code=result.code)
     record = record_for_pdf(result.extracted, job.record, job.item)
-    saved = save_paper(conn, record, fulltext_of(result.extracted), run_id)
+    fulltext = fulltext_of(result.extracted)
+    fulltext.vectors = result.vectors
+    saved = save_paper(conn, record, fulltext, run_id)
     warnings = [*record.warnings, *result.extracted.warnings]
     return _note(conn, run_id, job.item, saved, warnings, job.content_hash)
 

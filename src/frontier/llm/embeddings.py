@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -165,6 +166,21 @@ def _word_start(word_ids: list[int | None], index: int) -> int:
     while index > 0 and word_ids[index] is not None and word_ids[index - 1] == word_ids[index]:
         index -= 1
     return index
+
+
+# How a chunk's text becomes its vector: the mean over pieces that fit the model's window, so the
+# whole chunk counts (up to m006 only its first 256 word pieces did: "first-window"). A new value
+# makes curate make every stored chunk vector again, once.
+CHUNK_RECIPE = "window-mean"
+
+
+# batches of texts in, one array of unit vectors per batch out (None: that batch failed)
+BatchEmbed = Callable[[list[list[str]]], Generator[np.ndarray | None]]
+
+
+def paper_text(title: str, abstract: str | None) -> str:
+    """What a paper's vector is made from."""
+    return f"{title}. {abstract or ''}".strip()
 
 
 @functools.cache

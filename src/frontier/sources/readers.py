@@ -12,9 +12,23 @@ from typing import Literal
 from frontier.sources.abstracts import read_abstracts
 from frontier.sources.local import read_bibtex, read_jsonl
 from frontier.sources.records import RecordError, SourceRecord
-from frontier.sources.web import html_article_file, text_article_file
 
 ReaderKind = Literal["pdf", "records", "article"]
+
+
+# the article readers bring an HTML parser and an HTTP client: imported when an article is read
+def html_article_file(path: Path) -> Iterable[SourceRecord | RecordError]:
+    from frontier.sources.web import html_article_file
+
+    return html_article_file(path)
+
+
+def text_article_file(path: Path) -> Iterable[SourceRecord | RecordError]:
+    from frontier.sources.web import text_article_file
+
+    return text_article_file(path)
+
+
 ReadFile = Callable[[Path], Iterable[SourceRecord | RecordError]]
 
 

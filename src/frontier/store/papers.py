@@ -12,6 +12,7 @@ from frontier.extract.sections import Section
 from frontier.sources.ids import normalize_title, text_content_id
 from frontier.sources.records import SourceRecord
 from frontier.store.db import now, transaction
+from frontier.store.vectors import PaperVectors, save_vectors_of_paper
 
 Outcome = Literal["stored", "updated", "duplicate"]
 _MIN_TITLE_KEY = 12  # shorter normalised titles are too generic to merge papers on
@@ -27,6 +28,7 @@ class FullText:
     chunks: list[Chunk]
     kind: str = "paper"
     warnings: list[str] = field(default_factory=list)
+    vectors: PaperVectors | None = None  # made while reading, when embedding is done at ingest
 
 
 @dataclass
@@ -108,6 +110,9 @@ def save_paper(
         else:
             result = _merge(conn, existing, record, fulltext)
         _note_source(conn, result.paper_id, record, content_hash)
+        if fulltext is not None and fulltext.vectors is not None:
+            texts = [(chunk.ord, chunk.text) for chunk in fulltext.chunks]
+            save_vectors_of_paper(conn, result.paper_id, texts, fulltext.vectors)
     return result
 
 

@@ -3,8 +3,23 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 
 from frontier.store.db import transaction
+
+
+@dataclass
+class PaperVectors:
+    """Vectors made on a worker while the paper was read: one per chunk (in chunk order), and
+    the paper's own from its title and abstract as the worker saw them."""
+
+    model: str
+    recipe: str
+    chunks: list[bytes]
+    title: str
+    abstract: str | None
+    text_hash: str
+    paper: bytes
 
 
 def paper_vectors(conn: sqlite3.Connection, model: str) -> dict[str, tuple[str, bytes]]:
@@ -79,3 +94,39 @@ def unembedded_chunks(conn: sqlite3.Connection, paper_ids: list[str]) -> list[tu
         f"WHERE e.chunk_id IS NULL AND c.paper_id IN ({marks}) ORDER BY c.id",
         paper_ids,
     ).fetchall()
+
+
+def save_vectors_of_paper(
+    conn: sqlite3.Connection, paper_id: str, chunk_texts: list[tuple[int, str]], made: PaperVectors
+) -> None:
+    """Inside the paper's own transaction: the vectors of its stored chunks that have none yet
+    and whose text is the one embedded, and its paper vector if its title and abstract are
+    still the ones embedded (a merge with an earlier record may have changed them)."""
+    embedded = {
+        ord_: (text, blob) for (ord_, text), blob in zip(chunk_texts, made.chunks, strict=True)
+    }
+    stored = conn.execute(
+        "SELECT c.id, c.ord, c.text FROM chunks c LEFT JOIN chunk_embeddings e ON e.chunk_id = c.id "
+        "WHERE c.paper_id = ? AND e.chunk_id IS NULL",
+        (paper_id,),
+    ).fetchall()
+    rows = [
+        (chunk_id, made.model, embedded[ord_][1])
+        for chunk_id, ord_, text in stored
+        if ord_ in embedded and embedded[ord_][0] == text
+    ]
+    if rows:
+        conn.executemany(
+            "INSERT INTO chunk_embeddings (chunk_id, model, vector) VALUES (?, ?, ?)", rows
+        )
+        conn.execute(
+            "INSERT OR IGNORE INTO chunk_vector_recipes (model, recipe) VALUES (?, ?)",
+            (made.model, made.recipe),
+        )
+    paper = conn.execute("SELECT title, abstract FROM papers WHERE id = ?", (paper_id,)).fetchone()
+    if paper is not None and (paper[0], paper[1]) == (made.title, made.abstract):
+        conn.execute(
+            "INSERT OR REPLACE INTO paper_embeddings (paper_id, model, text_hash, vector) "
+            "VALUES (?, ?, ?, ?)",
+            (paper_id, made.model, made.text_hash, made.paper),
+        )

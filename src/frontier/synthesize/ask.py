@@ -17,15 +17,10 @@ from frontier.synthesize import windows
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
 from frontier.synthesize.citations import check_citations
 from frontier.synthesize.grounding import Dropped, ground_answer
+from frontier.synthesize.presets import PRESETS
 from frontier.synthesize.retrieve import Passage, Retriever, word_overlap
 
 NO_SUPPORT = "The KB has no support for this question."
-PRESETS = {
-    "compare": "methodology comparison: what each family of approaches changes, trades and gains",
-    "benchmarks": "benchmarking gaps: what the evaluations leave unmeasured or incomparable",
-    "roadmap": "implementation roadmap: techniques ordered by reported gain against effort",
-    "versus": "when does X beat Y: the conditions under which each approach wins",
-}
 # A passage supports a question when it is close in meaning, or holds nearly all its content words
 # and is not far in meaning: field questions keep their support, off-field ones get none
 # (the thresholds are set on the retrieval questions; see BENCHMARKS.md).

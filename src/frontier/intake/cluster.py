@@ -1,0 +1,177 @@
+"""The CPU stages of ingest (and curate's chunk vectors) on a Ray cluster, with Ray Data: each
+paper (or batch of chunks) is one block that a worker reads or embeds with the functions the
+local engine runs; results stream back in input order to this process, which stays the one
+writer of the KB."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+import sys
+import uuid
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from frontier.children import start_reaper
+from frontier.config import ClusterSettings
+from frontier.errors import FrontierError
+from frontier.intake.jobs import JobResult, PdfJob
+from frontier.intake.stages import process_job
+
+INSTALL = "pip install 'frontier[cluster]'"
+_OWNER = "FRONTIER_RAY_OWNER"
+
+
+class RayMissing(FrontierError):
+    """`cluster.engine = "ray"` on a machine without Ray."""
+
+
+def require_ray() -> None:
+    try:
+        import ray.data  # noqa: F401
+    except ImportError:
+        raise RayMissing(
+            f'cluster.engine = "ray" needs Ray, which is not installed: {INSTALL}'
+        ) from None
+
+
+def run_on_ray(jobs: list[PdfJob], settings: ClusterSettings) -> Iterator[JobResult]:
+    """One result per job, in the order given; a paper whose worker died on every try is
+    reported as a crash, like a crashed pool worker."""
+    require_ray()
+    if not jobs:
+        return
+    # Ray prints what its nodes report (a worker that died, say) on stdout, where results go
+    with session(settings):
+        yield from stream_jobs(jobs, settings)
+
+
+@contextlib.contextmanager
+def connected(settings: ClusterSettings) -> Iterator[None]:
+    """Connected to the configured cluster for the duration. With no address, a Ray started
+    here: its processes share this one's fate (the kernel ends them even if it is killed)."""
+    import ray
+
+    quiet: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": logging.WARNING,
+    }
+    if settings.address:
+        ray.init(address=settings.address, **quiet)
+        try:
+            yield
+        finally:
+            ray.shutdown()  # the cluster ends this job's tasks
+        return
+    with _own_ray():
+        ray.init(num_cpus=settings.cpus or None, **quiet)
+        try:
+            yield
+        finally:
+            ray.shutdown()
+
+
+@contextlib.contextmanager
+def _own_ray() -> Iterator[None]:
+    """Every process of a Ray started here is tagged, and a reaper kills them all once this
+    process ends: the kernel ends Ray's servers with it, but not the agents they start."""
+    tag = uuid.uuid4().hex
+    reaper = start_reaper(_OWNER, tag)
+    os.environ[_OWNER] = tag
+    try:
+        yield
+    finally:
+        del os.environ[_OWNER]
+        assert reaper.stdin is not None
+        reaper.stdin.close()  # Ray is shut down: reap what is left now
+        reaper.wait()
+
+
+def stream_jobs(jobs: list[PdfJob], settings: ClusterSettings) -> Iterator[JobResult]:
+    """`run_on_ray` on a cluster already connected to."""
+    payloads = [pickle.dumps(job) for job in jobs]
+    for job, result in zip(jobs, ordered_map(payloads, run_row, settings), strict=True):
+        yield _crashed(job, settings.retries) if result is None else pickle.loads(result)
+
+
+@contextlib.contextmanager
+def session(settings: ClusterSettings) -> Iterator[None]:
+    """Connected to the cluster (see `connected`) with Ray's reports kept off stdout."""
+    require_ray()
+    with contextlib.redirect_stdout(sys.stderr), connected(settings):
+        yield
+
+
+def embed_batches(batches: list[list[str]], settings: ClusterSettings) -> Iterator[bytes | None]:
+    """On a cluster already connected to: the unit vectors of each batch of texts (float32
+    rows, as bytes), in the order given, made by the embedder curate uses on one thread; None
+    for a batch whose worker died on every try."""
+    if batches:
+        yield from ordered_map([pickle.dumps(texts) for texts in batches], embed_row, settings)
+
+
+def ordered_map(
+    payloads: list[bytes],
+    work: Callable[[dict[str, Any]], dict[str, Any]],
+    settings: ClusterSettings,
+) -> Iterator[bytes | None]:
+    """`work` over each payload on the cluster, one block (one task) each, so a payload that
+    kills its worker on every try fails alone; results come back in input order, None where
+    it failed. At most `max_in_flight` payloads are being worked on or waiting to be taken."""
+    import ray.data
+
+    context = ray.data.DataContext.get_current()
+    context.execution_options.preserve_order = True  # the same order, so the same KB, as locally
+    context.enable_progress_bars = False
+    context.print_on_execution_start = False
+    context.max_errored_blocks = -1  # a payload that kills its worker every time fails alone
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    rows = [{"index": index, "payload": payload} for index, payload in enumerate(payloads)]
+    resources: dict[str, Any] = {"num_cpus": settings.cpus_per_task}
+    if settings.memory_per_task_mb:
+        resources["memory"] = settings.memory_per_task_mb * 2**20
+    with warnings.catch_warnings():
+        # Ray Data has no named parameter for task retries yet; its default retries forever,
+        # and a payload that kills every worker it meets must fail alone instead
+        warnings.simplefilter("ignore", DeprecationWarning)
+        done = ray.data.from_items(rows, override_num_blocks=len(rows)).map(
+            work,
+            compute=ray.data.TaskPoolStrategy(size=min(settings.max_in_flight, len(rows))),
+            max_retries=settings.retries,
+            **resources,
+        )
+    expected = 0
+    for row in done.iter_rows():
+        while expected < row["index"]:
+            yield None
+            expected += 1
+        yield row["result"]
+        expected += 1
+    for _ in payloads[expected:]:
+        yield None
+
+
+def run_row(row: dict[str, Any]) -> dict[str, Any]:
+    """On a worker: one paper's stages."""
+    job = pickle.loads(row["payload"])
+    return {"index": row["index"], "result": pickle.dumps(process_job(job))}
+
+
+def embed_row(row: dict[str, Any]) -> dict[str, Any]:
+    """On a worker: one batch of texts embedded, as curate embeds them on one thread."""
+    from frontier.intake.stages import embed_texts_whole
+
+    vectors = embed_texts_whole(pickle.loads(row["payload"]))
+    return {"index": row["index"], "result": vectors.astype("float32").tobytes()}
+
+
+def _crashed(job: PdfJob, retries: int) -> JobResult:
+    return JobResult(
+        job,
+        code="extract_crash",
+        reason=f"the worker reading this file died on each of {retries + 1} tries",
+    )

@@ -6,9 +6,12 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,3 +132,32 @@ def marked_processes(mark: str) -> dict[int, int]:
                 if stat and stat[0] != "Z":
                     found[int(entry.name)] = stat[1]
     return found
+
+
+def kill_marked(mark: str) -> None:
+    """SIGKILL every live process whose environment carries `mark`."""
+    for pid in marked_processes(mark):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def started(
+    args: list[str], env: dict[str, str] | None = None
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`python -m frontier ARGS` with a fresh marker in its environment; whatever it started is
+    killed afterwards, even when the test fails."""
+    mark = uuid.uuid4().hex
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "frontier", *args],
+        env={**os.environ, "NO_COLOR": "1", MARK: mark, **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield proc, mark
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        kill_marked(mark)

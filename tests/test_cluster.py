@@ -19,7 +19,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import MARK, REPO, corpus, db, kb_snapshot, marked_processes, run_cli
+from helpers import (
+    MARK,
+    REPO,
+    corpus,
+    db,
+    kb_snapshot,
+    kill_marked,
+    marked_processes,
+    run_cli,
+    started,
+)
 from web_kb import free_port
 
 pytest.importorskip("ray")
@@ -37,12 +47,6 @@ def _cmdline(pid: int) -> str:
     with contextlib.suppress(OSError):
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     return ""
-
-
-def _kill_marked(mark: str) -> None:
-    for pid in marked_processes(mark):
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
 
 
 def _nodes_up(address: str, env: dict[str, str], count: int) -> bool:
@@ -96,7 +100,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         for node in nodes:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 node.wait(timeout=10)
-        _kill_marked(mark)
+        kill_marked(mark)
         _wait(lambda: not marked_processes(mark), "the cluster's processes to end")
 
 
@@ -271,26 +275,6 @@ def test_without_ray_the_ray_engine_stops_with_how_to_install_it(tmp_path: Path)
     assert db(root).execute("SELECT count(*) FROM papers").fetchone()[0] == 0
 
 
-@contextlib.contextmanager
-def _started(args: list[str], env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """`python -m frontier ARGS` with a fresh marker in its environment; whatever it started is
-    killed afterwards, even when the test fails."""
-    mark = uuid.uuid4().hex
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "frontier", *args],
-        env={**os.environ, "NO_COLOR": "1", MARK: mark, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        yield proc, mark
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        _kill_marked(mark)
-
-
 def _busy_on_own_ray(mark: str) -> bool:
     """The command's own Ray is up and one of its workers reads a paper."""
     return any(_cmdline(pid).startswith("ray::Map(run_row)") for pid in marked_processes(mark))
@@ -315,7 +299,7 @@ def test_a_ray_frontier_started_ends_with_it(how: signal.Signals, tmp_path: Path
     assert run_cli("init", str(root)).code == 0
     args = ["-w", str(root), "ingest", str(_folder(tmp_path)), "--cluster", "ray"]
     env = {"FRONTIER_CLUSTER__CPUS": "2", "FRONTIER_INGEST__EMBED": "ingest"}
-    with _started(args, env) as (proc, mark):
+    with started(args, env) as (proc, mark):
         _wait(lambda: _busy_on_own_ray(mark) or proc.poll() is not None, "a Ray worker busy")
         assert proc.poll() is None, "the command ended before its Ray worked"
         assert _ends_alone(proc, mark, how) == []
@@ -424,7 +408,7 @@ def test_frontier_killed_mid_run_on_ray_resumes_to_the_uninterrupted_kb(
     assert run_cli("init", str(root)).code == 0
     args = ["-w", str(root), "ingest", str(_folder(tmp_path))]
     env = _on_ray(cluster, FRONTIER_INGEST__EMBED="curate")
-    with _started(args, env) as (proc, _):
+    with started(args, env) as (proc, _):
         _wait(lambda: _papers_stored(root) >= 5 or proc.poll() is not None, "papers stored")
         assert proc.poll() is None, "the command ended before it could be killed"
         proc.kill()

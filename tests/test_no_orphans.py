@@ -9,22 +9,19 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import os
 import re
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 import urllib.parse
 import urllib.request
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import MARK, REPO, corpus, marked_processes, process_stat
+from helpers import REPO, corpus, marked_processes, process_stat, started
 from typer.testing import CliRunner
 from web_kb import free_port
 
@@ -56,31 +53,6 @@ def _wait_for(what: str, ready: Callable[[], bool], proc: subprocess.Popen[bytes
         if time.monotonic() > deadline:
             pytest.fail(f"gave up waiting for {what}")
         time.sleep(0.1)
-
-
-@contextlib.contextmanager
-def started(
-    args: list[str], env: dict[str, str] | None = None
-) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """`python -m frontier ARGS` with a fresh marker in its environment."""
-    mark = uuid.uuid4().hex
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "frontier", *args],
-        env={**os.environ, "NO_COLOR": "1", MARK: mark, **(env or {})},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        yield proc, mark
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        for pid in marked_processes(
-            mark
-        ):  # never leave one behind for the next test, even on failure
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
 
 
 def kill_and_check(proc: subprocess.Popen[bytes], mark: str) -> dict[int, str]:

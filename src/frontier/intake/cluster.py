@@ -68,7 +68,9 @@ def connected(settings: ClusterSettings) -> Iterator[None]:
             ray.shutdown()  # the cluster ends this job's tasks
         return
     with _own_ray():
-        ray.init(num_cpus=settings.cpus or None, **quiet)
+        # "local": a new Ray of our own, never the cluster another `ray start` on this machine
+        # recorded as current (Ray would join that one, even when it is gone)
+        ray.init(address="local", num_cpus=settings.cpus or None, **quiet)
         try:
             yield
         finally:

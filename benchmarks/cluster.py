@@ -1,24 +1,27 @@
 """Ingest's CPU work on the local process pool and on Ray, measured in the same run on this
-machine: pages/s of extraction alone (one core), of `frontier ingest` end to end on each engine,
-chunks embedded/s on each engine, and the single SQLite writer's insert rate.
+machine: the per-core rates (extraction, embedding, the single SQLite writer), Ray's steady
+state against the local pool, and `frontier ingest` end to end on each engine.
 
-    python benchmarks/cluster.py [--workers N] [--embed-pdfs N] [--address HOST:PORT]
+    python benchmarks/cluster.py [--workers N] [--embed-pdfs N] [--passes N]
+                                 [--address HOST:PORT] [--skip-end-to-end]
 
-End to end, Ray is the one frontier starts itself (no address), with as many CPUs as the pool
-has workers, so both engines get the same cores; its start-up is in those figures. Steady state
-is measured apart, in this process: against a running cluster (--address, or a head this
-benchmark starts with `ray start --head` and ends), the second pass over the same papers once
-Ray's workers have imported frontier, against the local pool (which starts its processes on
-each ingest, as `frontier ingest` does).
+Rows are printed as they are measured. Steady state is measured in this process against a
+running cluster (--address, or a head this benchmark starts with `ray start --head` and ends,
+with every process it started, however the benchmark ends): the CPU stages alone (no SQLite),
+after a first pass in which Ray's workers start and import frontier, against the local pool
+(which starts its processes on each ingest, as `frontier ingest` does), the engines taking
+turns pass by pass. End to end,
+Ray is the one frontier starts itself, with as many CPUs as the pool has workers, so both
+engines get the same cores; its start-up is in those figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -28,6 +31,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from statistics import median
 
 from frontier.children import start_reaper
 from frontier.config import ClusterSettings
@@ -109,10 +113,16 @@ def embedding_alone(results: list, limit: int) -> tuple[float, int]:
     return time.perf_counter() - start, len(texts)
 
 
+# a cluster only this machine's loopback reaches: no tokens to hand around between its nodes
+RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+HEAD_WAIT_S = 120
+
+
 @contextlib.contextmanager
 def ray_head(cpus: int) -> Iterator[tuple[str, float]]:
     """A Ray head on this machine for the duration (its address and the seconds it took to
-    come up); every process it starts is tagged and killed at the end."""
+    come up); every process it starts is tagged and killed at the end, by a reaper that
+    outlives this process if it is killed."""
     ray = str(Path(sys.executable).parent / "ray")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -120,23 +130,17 @@ def ray_head(cpus: int) -> Iterator[tuple[str, float]]:
     address = f"127.0.0.1:{port}"
     tag = uuid.uuid4().hex
     reaper = start_reaper("FRONTIER_BENCH_RAY", tag)
-    env = {**os.environ, "FRONTIER_BENCH_RAY": tag, "RAY_USAGE_STATS_ENABLED": "0"}
+    env = {**os.environ, "FRONTIER_BENCH_RAY": tag, **RAY_ENV}
     start = time.perf_counter()
     command = [ray, "start", "--head", "--block", "--port", str(port), "--num-cpus", str(cpus)]
     command += ["--node-ip-address", "127.0.0.1", "--include-dashboard=false"]
-    head = subprocess.Popen(
-        command,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    head = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        while (
-            f"{cpus}.0 CPU"
-            not in subprocess.run(
-                [ray, "status", "--address", address], env=env, capture_output=True, text=True
-            ).stdout
-        ):
+        while not _head_up(ray, address, env, cpus):
+            if head.poll() is not None:
+                raise SystemExit(f"`ray start --head` ended: {head.stderr.read().decode()[-500:]}")
+            if time.perf_counter() - start > HEAD_WAIT_S:
+                raise SystemExit(f"the Ray head was not up after {HEAD_WAIT_S} s")
             time.sleep(0.2)
         yield address, time.perf_counter() - start
     finally:
@@ -147,110 +151,133 @@ def ray_head(cpus: int) -> Iterator[tuple[str, float]]:
         reaper.wait()
 
 
-def timed(work: Callable[[], object]) -> float:
+def _head_up(ray: str, address: str, env: dict[str, str], cpus: int) -> bool:
+    status = subprocess.run(
+        [ray, "status", "--address", address], env=env, capture_output=True, text=True
+    )
+    return status.returncode == 0 and f"{cpus}.0 CPU" in status.stdout
+
+
+def timed(work: Callable[..., object], *args: object) -> float:
     start = time.perf_counter()
-    work()
+    work(*args)
     return time.perf_counter() - start
 
 
+def per_core_rates(paths: list[Path], embed_pdfs: int) -> tuple[int, int]:
+    """Extraction, the writer and embedding, each alone on one core; the pages of every paper
+    and the chunks of the first `embed_pdfs`."""
+    alone, pages, results = extraction_alone(paths)
+    row("extraction alone, 1 core", f"{pages / alone:.0f} pages/s ({pages} pages)")
+    stored = writer_alone([r for r in results if r.extracted])
+    row(
+        "SQLite writer alone", f"{pages / stored:.0f} pages/s, {len(results) / stored:.1f} papers/s"
+    )
+    seconds, chunks = embedding_alone(results, embed_pdfs)
+    row("embedding alone, 1 core", f"{chunks / seconds:.1f} chunks/s ({chunks} chunks)")
+    return pages, chunks
+
+
 def steady_state(
-    paths: list[Path], workers: int, embed_pdfs: int, address: str | None
-) -> list[tuple[str, str]]:
+    paths: list[Path],
+    workers: int,
+    embed_pdfs: int,
+    address: str | None,
+    totals: tuple[int, int],
+    passes: int,
+) -> None:
     """Pages/s and chunks/s of the CPU stages alone (no SQLite), local pool against a running
-    Ray cluster, with Ray's start-up and connection reported apart."""
-    rows: list[tuple[str, str]] = []
+    Ray cluster (default `[cluster]` settings), with Ray's start-up reported apart. The engines
+    take turns, pass by pass, so both see the same machine; medians of the passes and of the
+    paired ratios."""
+    pages, chunks = totals
     plain = jobs(paths)
     embedding = jobs(paths[:embed_pdfs])
     for job in embedding:
         job.embed = True
-    results = list(extract_in_order(plain, workers))
-    pages = sum(r.extracted.n_pages for r in results if r.extracted)
-    chunks = sum(len(r.extracted.chunks) for r in extract_in_order(embedding, 1) if r.extracted)
-    local_s = min(timed(lambda: list(extract_in_order(plain, workers))) for _ in range(2))
-    local_e = timed(lambda: list(extract_in_order(embedding, workers)))
+    os.environ.update(RAY_ENV)
     with contextlib.ExitStack() as stack:
         if address is None:
             address, up = stack.enter_context(ray_head(workers))
-            rows.append((f"Ray start-up: `ray start --head` ({workers} CPUs)", f"{up:.1f} s"))
+            row(f"Ray start-up: `ray start --head` ({workers} CPUs)", f"{up:.1f} s")
         settings = ClusterSettings(engine="ray", address=address)
-        connect = timed(lambda: stack.enter_context(cluster.session(settings)))
-        rows.append(("Ray start-up: connecting to it", f"{connect:.1f} s"))
+        joined = timed(lambda: stack.enter_context(cluster.session(settings)))
+        row("Ray start-up: connecting to it", f"{joined:.1f} s")
         first = timed(lambda: list(cluster.stream_jobs(plain, settings)))
-        rows.append(("Ray start-up: first pass (workers start, import frontier)", f"{first:.1f} s"))
-        ray_s = min(timed(lambda: list(cluster.stream_jobs(plain, settings))) for _ in range(2))
-        ray_e = timed(lambda: list(cluster.stream_jobs(embedding, settings)))
-    rows += [
-        (f"steady, local pool ({workers} workers)", f"{pages / local_s:.0f} pages/s"),
-        ("steady, Ray (one paper a task)", f"{pages / ray_s:.0f} pages/s"),
-        ("steady, Ray / local, pages/s", f"{local_s / ray_s:.2f}"),
-        ("steady + embed, local pool", f"{chunks / local_e:.1f} chunks/s"),
-        ("steady + embed, Ray", f"{chunks / ray_e:.1f} chunks/s"),
-        ("steady + embed, Ray / local", f"{local_e / ray_e:.2f}"),
-    ]
-    return rows
+        row("Ray start-up: first pass (workers start, import frontier)", f"{first:.1f} s")
+        first = timed(lambda: list(cluster.stream_jobs(embedding, settings)))
+        row("Ray start-up: first embedding pass (workers load the model)", f"{first:.1f} s")
+        engines = {
+            "local pool": lambda batch: list(extract_in_order(batch, workers)),
+            "Ray": lambda batch: list(cluster.stream_jobs(batch, settings)),
+        }
+        for what, batch, amount, unit in (
+            ("", plain, pages, "pages/s"),
+            (" + embed", embedding, chunks, "chunks/s"),
+        ):
+            seconds: dict[str, list[float]] = {name: [] for name in engines}
+            for _ in range(passes):
+                for name, run in engines.items():
+                    seconds[name].append(timed(run, batch))
+            for name, taken in seconds.items():
+                row(f"steady{what}, {name}", f"{amount / median(taken):.1f} {unit}")
+            ratios = [a / b for a, b in zip(seconds["local pool"], seconds["Ray"], strict=True)]
+            spread = f"(passes {min(ratios):.2f}-{max(ratios):.2f})"
+            row(f"steady{what}, Ray / local, {unit}", f"{median(ratios):.2f} {spread}")
+
+
+def end_to_end(paths: list[Path], workers: int, embed_pdfs: int, pages: int) -> None:
+    """`frontier ingest` in a new workspace on each engine, without and with embedding."""
+    engines = {
+        "local": {"FRONTIER_INGEST__WORKERS": str(workers)},
+        "ray": {"FRONTIER_CLUSTER__ENGINE": "ray", "FRONTIER_CLUSTER__CPUS": str(workers)},
+    }
+    rates: dict[str, dict[str, float]] = {}
+    for name, env in engines.items():
+        seconds, conn = ingest(paths, {**env, **RAY_ENV, "FRONTIER_INGEST__EMBED": "curate"})
+        with contextlib.closing(conn):
+            assert count(conn, "pages") == pages, name
+        row(
+            f"ingest on {name} ({workers} CPUs), end to end",
+            f"{pages / seconds:.0f} pages/s ({seconds:.1f} s)",
+        )
+        embedded_s, conn = ingest(
+            paths[:embed_pdfs], {**env, **RAY_ENV, "FRONTIER_INGEST__EMBED": "ingest"}
+        )
+        with contextlib.closing(conn):
+            chunks = count(conn, "chunk_embeddings")
+        row(
+            f"ingest + embed on {name}, end to end",
+            f"{chunks / embedded_s:.1f} chunks/s ({chunks} chunks, {embedded_s:.1f} s)",
+        )
+        rates[name] = {"pages/s": pages / seconds, "chunks/s": chunks / embedded_s}
+    for key in ("pages/s", "chunks/s"):
+        row(f"end to end, Ray / local, {key}", f"{rates['ray'][key] / rates['local'][key]:.2f}")
+
+
+def row(label: str, value: str) -> None:
+    # to the real stdout: while connected to Ray, frontier sends what Ray prints to stderr
+    print(f"{label:<62}  {value}", file=sys.__stdout__, flush=True)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # so the Ray head this started is ended on the way out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--embed-pdfs", type=int, default=6)
+    parser.add_argument("--embed-pdfs", type=int, default=4)
     parser.add_argument("--address", help="a running Ray cluster for the steady-state figures")
-    parser.add_argument("--steady-only", action="store_true")
+    parser.add_argument("--passes", type=int, default=5, help="steady-state passes per engine")
+    parser.add_argument("--skip-end-to-end", action="store_true")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     paths = pdfs()
-    steady = steady_state(paths, args.workers, args.embed_pdfs, args.address)
-    if args.steady_only:
-        show(steady)
-        return
-    rows: list[tuple[str, str]] = []
-    alone, pages, results = extraction_alone(paths)
-    rows.append(("extraction alone, 1 core", f"{pages / alone:.0f} pages/s ({pages} pages)"))
-    stored = writer_alone([r for r in results if r.extracted])
-    rows.append(
-        (
-            "SQLite writer alone",
-            f"{pages / stored:.0f} pages/s, {len(results) / stored:.1f} papers/s",
-        )
-    )
-    seconds, chunks = embedding_alone(results, args.embed_pdfs)
-    rows.append(("embedding alone, 1 core", f"{chunks / seconds:.1f} chunks/s"))
-    engines = {
-        "local": {"FRONTIER_INGEST__WORKERS": str(args.workers)},
-        "ray": {"FRONTIER_CLUSTER__ENGINE": "ray", "FRONTIER_CLUSTER__CPUS": str(args.workers)},
-    }
-    rates: dict[str, dict[str, float]] = {}
-    for name, env in engines.items():
-        seconds, conn = ingest(paths, {**env, "FRONTIER_INGEST__EMBED": "curate"})
-        with contextlib.closing(conn):
-            assert count(conn, "pages") == pages, name
-        embedded_s, conn = ingest(
-            paths[: args.embed_pdfs], {**env, "FRONTIER_INGEST__EMBED": "ingest"}
-        )
-        with contextlib.closing(conn):
-            chunks = count(conn, "chunk_embeddings")
-        rates[name] = {"pages/s": pages / seconds, "chunks/s": chunks / embedded_s}
-        rows.append(
-            (
-                f"ingest on {name} ({args.workers} CPUs), end to end",
-                f"{pages / seconds:.0f} pages/s ({seconds:.1f} s)",
-            )
-        )
-        rows.append(
-            (
-                f"ingest + embed on {name}, end to end",
-                f"{chunks / embedded_s:.1f} chunks/s ({chunks} chunks, {embedded_s:.1f} s)",
-            )
-        )
-    for key in ("pages/s", "chunks/s"):
-        rows.append((f"ray / local, {key}", f"{rates['ray'][key] / rates['local'][key]:.2f}"))
-    show(rows + steady)
-    print(json.dumps(rates))
-
-
-def show(rows: list[tuple[str, str]]) -> None:
-    width = max(len(label) for label, _ in rows)
-    for label, value in rows:
-        print(f"{label:<{width}}  {value}")
+    totals = per_core_rates(paths, args.embed_pdfs)
+    steady_state(paths, args.workers, args.embed_pdfs, args.address, totals, args.passes)
+    if not args.skip_end_to_end:
+        end_to_end(paths, args.workers, args.embed_pdfs, totals[0])
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from frontier.children import holds_file_under
+
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
 # `pgrep -f` pattern of the embedded model server: a command line that starts with its binary
@@ -134,25 +136,39 @@ def marked_processes(mark: str) -> dict[int, int]:
     return found
 
 
-def kill_marked(mark: str) -> None:
-    """SIGKILL every live process whose environment carries `mark`."""
-    for pid in marked_processes(mark):
+def kill_marked(mark: str, under: Path | None = None) -> None:
+    """SIGKILL every live process whose environment carries `mark`, or that holds a file under
+    the directory `under`."""
+    for pid in [*marked_processes(mark), *(processes_under(under) if under else [])]:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+
+
+def processes_under(directory: Path) -> list[int]:
+    """Live processes other than this one that work in or hold a file under `directory`."""
+    return [
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit()
+        and int(entry.name) != os.getpid()
+        and holds_file_under(entry.name, str(directory))
+    ]
 
 
 @contextlib.contextmanager
 def started(
     args: list[str], env: dict[str, str] | None = None
 ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """`python -m frontier ARGS` with a fresh marker in its environment; whatever it started is
-    killed afterwards, even when the test fails."""
+    """`python -m frontier ARGS` with a fresh marker in its environment, leading a process group
+    of its own (as a command typed at a terminal does); whatever it started is killed
+    afterwards, even when the test fails."""
     mark = uuid.uuid4().hex
     proc = subprocess.Popen(
         [sys.executable, "-m", "frontier", *args],
         env={**os.environ, "NO_COLOR": "1", MARK: mark, **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         yield proc, mark

@@ -27,6 +27,7 @@ from helpers import (
     kb_snapshot,
     kill_marked,
     marked_processes,
+    processes_under,
     run_cli,
     started,
 )
@@ -100,8 +101,13 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         for node in nodes:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 node.wait(timeout=10)
-        kill_marked(mark)
-        _wait(lambda: not marked_processes(mark), "the cluster's processes to end")
+        # Ray's agents may rewrite their environment (and so lose the mark) when they set their
+        # process title; every one of them holds its log files under the cluster's directory
+        kill_marked(mark, temp)
+        _wait(
+            lambda: not marked_processes(mark) and not processes_under(temp),
+            "the cluster's processes to end",
+        )
 
 
 def _wait(ready: object, what: str) -> None:
@@ -280,29 +286,59 @@ def _busy_on_own_ray(mark: str) -> bool:
     return any(_cmdline(pid).startswith("ray::Map(run_row)") for pid in marked_processes(mark))
 
 
-def _ends_alone(proc: subprocess.Popen[bytes], mark: str, how: signal.Signals) -> list[str]:
-    """Send `how` to the command; return the command lines of its processes still alive 30 s
-    after it ended."""
+def _ends_alone(
+    proc: subprocess.Popen[bytes], mark: str, how: signal.Signals, group: bool, before: set[int]
+) -> list[str]:
+    """Send `how` to the command (or to its whole process group, as a terminal's Ctrl-C or a
+    scheduler's timeout does); return the command lines of its processes, and of Ray processes
+    not in `before`, still alive 30 s after it ended."""
     started = [_cmdline(pid) for pid in marked_processes(mark) if pid != proc.pid]
     assert any("raylet" in line for line in started), started
-    proc.send_signal(how)
+    if group:
+        os.killpg(proc.pid, how)
+    else:
+        proc.send_signal(how)
     proc.wait(timeout=120)
     deadline = time.monotonic() + 30
-    while marked_processes(mark) and time.monotonic() < deadline:
+    left = _ray_processes() - before
+    while (marked_processes(mark) or left) and time.monotonic() < deadline:
         time.sleep(0.2)
-    return [_cmdline(pid) for pid in marked_processes(mark)]
+        left = _ray_processes() - before
+    return [_cmdline(pid) for pid in {*marked_processes(mark), *left}]
 
 
-@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
-def test_a_ray_frontier_started_ends_with_it(how: signal.Signals, tmp_path: Path) -> None:
+def _ray_processes() -> set[int]:
+    """Ray's servers and agents on this machine, whichever cluster they belong to (an agent's
+    environment may have lost the test's mark)."""
+    return {
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit()
+        and any(name in _cmdline(int(entry.name)) for name in ("ray::", "raylet", "gcs_server"))
+    }
+
+
+@pytest.mark.parametrize(
+    ("how", "group"),
+    [
+        (signal.SIGKILL, False),
+        (signal.SIGINT, False),
+        (signal.SIGTERM, True),
+    ],
+    ids=["SIGKILL", "SIGINT", "SIGTERM to its group"],
+)
+def test_a_ray_frontier_started_ends_with_it(
+    how: signal.Signals, group: bool, tmp_path: Path
+) -> None:
     root = tmp_path / "kb"
     assert run_cli("init", str(root)).code == 0
     args = ["-w", str(root), "ingest", str(_folder(tmp_path)), "--cluster", "ray"]
     env = {"FRONTIER_CLUSTER__CPUS": "2", "FRONTIER_INGEST__EMBED": "ingest"}
+    before = _ray_processes()
     with started(args, env) as (proc, mark):
         _wait(lambda: _busy_on_own_ray(mark) or proc.poll() is not None, "a Ray worker busy")
         assert proc.poll() is None, "the command ended before its Ray worked"
-        assert _ends_alone(proc, mark, how) == []
+        assert _ends_alone(proc, mark, how, group, before) == []
     if how == signal.SIGINT:
         assert proc.returncode == 130
 

@@ -220,7 +220,8 @@ def steady_state(
                 for name, run in engines.items():
                     seconds[name].append(timed(run, batch))
             for name, taken in seconds.items():
-                row(f"steady{what}, {name}", f"{amount / median(taken):.1f} {unit}")
+                passes_s = ", ".join(f"{t:.1f}" for t in taken)
+                row(f"steady{what}, {name}", f"{amount / median(taken):.1f} {unit} ({passes_s} s)")
             ratios = [a / b for a, b in zip(seconds["local pool"], seconds["Ray"], strict=True)]
             spread = f"(passes {min(ratios):.2f}-{max(ratios):.2f})"
             row(f"steady{what}, Ray / local, {unit}", f"{median(ratios):.2f} {spread}")

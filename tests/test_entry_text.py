@@ -4,13 +4,15 @@ phrased by code from typed spans."""
 
 from __future__ import annotations
 
+from frontier.config import Entity
 from frontier.curate.entry import (
     checked_model_text,
     contribution_sentences,
     phrase_claim,
     restates_title,
+    why_it_matters,
 )
-from frontier.curate.relations import before_references, checked_how
+from frontier.curate.relations import before_references, checked_how, entity_relations
 from frontier.curate.support import is_prose, support
 from frontier.store.claims import Claim
 
@@ -125,3 +127,23 @@ def test_relation_evidence_comes_from_the_papers_own_text_not_its_references() -
     )
     assert not is_prose(heading)
     assert is_prose("We batch requests as they arrive, so the GPU never waits for a full batch.")
+
+
+def test_an_entity_named_by_a_sibling_alias_is_shown_as_the_paper_names_it() -> None:
+    """A tracked entity found by an alias that is not part of its name (an export variant, a
+    former name) is never said to be named outright: the page shows what the paper wrote."""
+    hopper = Entity(slug="h100", name="NVIDIA H100", kind="hardware", aliases=["H100", "H800"])
+    vendor = Entity(slug="nvidia", name="NVIDIA", kind="organisation", aliases=["Nvidia"])
+    abstract = (
+        "We present a serving system for chat models. "
+        "It handles 107% more requests on NVIDIA H800 clusters than the previous system."
+    )
+    found = {r.target: r for r in entity_relations([hopper, vendor], "A chat server", abstract, [])}
+    assert found["h100"].detail == "names H800 (tracked as NVIDIA H100)"
+    assert found["nvidia"].detail == "names NVIDIA"
+    assert "H800" in found["h100"].evidence
+    why = why_it_matters(list(found.values()), {"entity:h100": "NVIDIA H100"})
+    assert why == "Why it matters here: concerns H800 (tracked as NVIDIA H100), NVIDIA."
+    plain = "We run every experiment on a single H100 GPU and report the mean of three runs."
+    same = entity_relations([hopper], "A chat server", plain, [])
+    assert [r.detail for r in same] == ["names NVIDIA H100"]

@@ -198,15 +198,20 @@ def why_it_matters(relations: list[Relation], names: dict[str, str]) -> str:
             bits.append(f'bears on the thesis "{label}"')
         elif relation.kind in ("first", "coverage"):
             bits.append(relation.detail)
-    entities = sorted(
-        {names.get(f"entity:{r.target}", r.target) for r in relations if r.kind == "entity"}
-    )
+    entities = sorted({_named(r, names) for r in relations if r.kind == "entity"})
     if entities:
         bits.append("concerns " + ", ".join(entities[:4]))
     if not bits:
         return ""
     text = "; ".join(bits[:4])
     return "Why it matters here: " + text[0].lower() + text[1:] + "."
+
+
+def _named(relation: Relation, names: dict[str, str]) -> str:
+    """The entity as the paper names it (its relation reads "names H800 (tracked as ...)")."""
+    if relation.detail.startswith("names "):
+        return relation.detail.removeprefix("names ")
+    return names.get(f"entity:{relation.target}", relation.target)
 
 
 async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: dict) -> WhatItIs:

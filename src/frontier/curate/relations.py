@@ -86,12 +86,20 @@ def entity_relations(
     for entity in entities:
         aliases = [entity.name, *entity.aliases]
         for sentence, page in units:
-            if any(_alias_pattern(a).search(sentence) for a in aliases):
-                found.append(
-                    Relation("entity", entity.slug, f"names {entity.name}", sentence, "code", page)
-                )
+            named = next((a for a in aliases if _alias_pattern(a).search(sentence)), None)
+            if named is not None:
+                detail = f"names {naming(entity.name, named)}"
+                found.append(Relation("entity", entity.slug, detail, sentence, "code", page))
                 break
     return found
+
+
+def naming(name: str, alias: str) -> str:
+    """How a paper that writes `alias` names the entity tracked as `name`: an alias that is not
+    part of the name (a sibling product, a former name) is shown as the paper wrote it."""
+    if alias.casefold() in name.casefold():
+        return name
+    return f"{alias} (tracked as {name})"
 
 
 def find_evidence(

@@ -264,14 +264,14 @@ def tracked_names(conn: sqlite3.Connection) -> dict[str, str]:
     return names
 
 
-def entity_targets(conn: sqlite3.Connection, paper_id: str) -> list[str]:
-    """The tracked entities the paper names."""
+def entity_targets(conn: sqlite3.Connection, paper_id: str) -> dict[str, str]:
+    """The tracked entities the paper names, each with how it names it ("names ...")."""
     rows = conn.execute(
-        "SELECT DISTINCT target FROM relations WHERE paper_id = ? AND kind = 'entity' "
-        "ORDER BY target",
+        "SELECT target, min(detail) FROM relations WHERE paper_id = ? AND kind = 'entity' "
+        "GROUP BY target ORDER BY target",
         (paper_id,),
     )
-    return [row[0] for row in rows]
+    return {row[0]: row[1] for row in rows}
 
 
 def verified_units(conn: sqlite3.Connection, paper_id: str) -> list[str]:

@@ -58,14 +58,15 @@ def _firsts(
     names: dict[str, str],
 ) -> list[Relation]:
     found = []
-    for slug in store.entity_targets(conn, paper_id):
+    for slug, detail in store.entity_targets(conn, paper_id).items():
         if slug not in seen_entities:
             seen_entities.add(slug)
+            named = detail.removeprefix("names ") if detail.startswith("names ") else ""
             found.append(
                 Relation(
                     "first",
                     f"entity:{slug}",
-                    f"the first source in this KB naming {names.get(slug, slug)}",
+                    f"the first source in this KB naming {named or names.get(slug, slug)}",
                 )
             )
     for unit in store.verified_units(conn, paper_id):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from frontier.curate.claims import best_statements, system_names
-from frontier.curate.relations import Relation
+from frontier.curate.relations import Relation, entity_as_named
 from frontier.curate.spans import propose
 from frontier.curate.support import content_stems, sentences_of, support
 from frontier.llm.client import LLM
@@ -198,20 +198,19 @@ def why_it_matters(relations: list[Relation], names: dict[str, str]) -> str:
             bits.append(f'bears on the thesis "{label}"')
         elif relation.kind in ("first", "coverage"):
             bits.append(relation.detail)
-    entities = sorted({_named(r, names) for r in relations if r.kind == "entity"})
+    entities = sorted(
+        {
+            entity_as_named(r.detail, names.get(f"entity:{r.target}", r.target))
+            for r in relations
+            if r.kind == "entity"
+        }
+    )
     if entities:
         bits.append("concerns " + ", ".join(entities[:4]))
     if not bits:
         return ""
     text = "; ".join(bits[:4])
     return "Why it matters here: " + text[0].lower() + text[1:] + "."
-
-
-def _named(relation: Relation, names: dict[str, str]) -> str:
-    """The entity as the paper names it (its relation reads "names H800 (tracked as ...)")."""
-    if relation.detail.startswith("names "):
-        return relation.detail.removeprefix("names ")
-    return names.get(f"entity:{relation.target}", relation.target)
 
 
 async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: dict) -> WhatItIs:

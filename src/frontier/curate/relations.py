@@ -102,6 +102,12 @@ def naming(name: str, alias: str) -> str:
     return f"{alias} (tracked as {name})"
 
 
+def entity_as_named(detail: str, name: str) -> str:
+    """The entity as an entity relation's detail ("names ...") says the paper names it; `name`
+    for a relation stored without one."""
+    return detail.removeprefix("names ") if detail.startswith("names ") else name
+
+
 def find_evidence(
     item: str,
     item_vector: np.ndarray,

@@ -7,7 +7,7 @@ import sqlite3
 import numpy as np
 
 from frontier.curate.context import Context
-from frontier.curate.relations import Relation
+from frontier.curate.relations import Relation, entity_as_named
 from frontier.store import curation as store
 
 # unit families whose first verified figure in the KB is worth saying
@@ -61,12 +61,12 @@ def _firsts(
     for slug, detail in store.entity_targets(conn, paper_id).items():
         if slug not in seen_entities:
             seen_entities.add(slug)
-            named = detail.removeprefix("names ") if detail.startswith("names ") else ""
+            named = entity_as_named(detail, names.get(slug, slug))
             found.append(
                 Relation(
                     "first",
                     f"entity:{slug}",
-                    f"the first source in this KB naming {named or names.get(slug, slug)}",
+                    f"the first source in this KB naming {named}",
                 )
             )
     for unit in store.verified_units(conn, paper_id):

@@ -215,6 +215,39 @@ def test_a_theme_name_must_fit_its_papers_and_be_its_own() -> None:
     assert name_misfit("Efficient LLM serving", titles, set()) == no_word  # every paper's words
     assert name_misfit("Speculative decoding", titles, set()) == no_word
     assert keyword_name(titles, [*titles, "Speculative Decoding"]).startswith("Quantization")
+    one_title = "the title of one of its papers, not a name for all of them"
+    assert name_misfit("GPTQ", titles, set()) == one_title
+    assert name_misfit("Accurate Post-Training Quantization", titles, set()) == one_title
+    assert name_misfit("Theorem 1: GPTQ: Accurate Post-Training Quantization", titles, set()) == (
+        one_title
+    )
+    assert name_misfit("GPTQ", titles[:1], set()) == ""  # a theme of one paper
+    long = "Quantization of weights after training for serving large language models fast"
+    assert name_misfit(long, titles, set()) == "longer than a name (11 words)"
+
+
+def test_a_map_summary_that_restates_or_loops_is_cut_to_what_it_says_once() -> None:
+    first = (
+        "Serving systems manage the KV cache memory in blocks and place prefill and decode on "
+        "different GPUs."
+    )
+    again = (
+        "Serving systems also manage the KV cache memory in blocks and place prefill and decode "
+        "on different GPUs."
+    )
+    loop = (
+        "Paging keeps memory in blocks for the scheduler, and the scheduler swaps sequences to "
+        "CPU memory, and the scheduler swaps sequences to CPU memory."
+    )
+    grounded = check_sentences(f"{first} {again} {loop}", bundle())
+    assert grounded.text == first
+    assert [(d.sentence, d.reason) for d in grounded.dropped] == [
+        (again, "repeats an earlier sentence"),
+        (loop, "repeats itself"),
+    ]
+    one = "vLLM stores the KV cache in blocks of 16 tokens [1]."
+    other = "vAttention stores the KV cache in blocks of 16 tokens [1]."  # another system's claim
+    assert check_sentences(f"{one} {other}", bundle()).text == f"{one} {other}"
 
 
 # Real pages of the shared PDFs, as `ask` hands them to the model.
@@ -344,6 +377,6 @@ def test_a_map_summary_brings_no_name_and_few_words_of_its_own() -> None:
     )
     assert [d.reason for d in grounded.dropped] == [
         "cites no source, and no source names Llomb",
-        "cites no source, and the sources do not use its words",
+        "cites no source, and no sentences of the sources bear it out",
         "states 913.7, which the sources it cites do not give",
     ]

@@ -10,8 +10,9 @@ sources do not bear it out, is cited to a source that does (those cited beside i
 rest goes with its reason, as do repeats and a lead-in ("Specifically:") whose continuation
 went. An answer left without a single citation gets the source sentences that best answer the
 question, each cited, so every fact shown can be traced. A map's prose, which sums up many
-papers, may go uncited and in its own words, but not with a name no source holds, mostly words
-that are not the sources', or a number no source gives."""
+papers, may go uncited and join what up to three sources say, but not with a name no source
+holds, a number no source gives, or words their best sentences do not bear out; it drops a
+sentence that says an earlier one again, or says one thing twice over (a model in a loop)."""
 
 from __future__ import annotations
 
@@ -29,16 +30,17 @@ from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
 from frontier.synthesize.retrieve import (
     content_words,
-    prefix_overlap,
-    word_prefixes,
 )
 
 REFUSAL = "sources do not answer"  # the answer prompt asks for "The sources do not answer this."
 REPEAT = "repeats an earlier sentence"
 DANGLING = "leads in to sentences that were removed"
-UNCITED_MIN_OVERLAP = 0.5  # share of an uncited map sentence's content words the sources must hold
+TOGETHER_SOURCES = 3  # sources whose best sentences may bear out one sentence between them
 SHORT_SENTENCE_WORDS = 3  # fewer content words than this: a transition, not a claim
 NEAR_DUPLICATE = 0.85  # word-set overlap at which a sentence counts as a repeat
+REPEAT_MIN_WORDS = 8  # distinct words a sentence needs before it is judged a repeat by its share
+LOOPS = "repeats itself"
+LOOP_WORDS = 6  # a run of this many words said twice in one sentence is a loop
 QUOTED_SENTENCES = 3
 RANK_PENALTY = 0.05  # score a quote loses per place its source ranks below the first
 ANSWER_KIND_BONUS = 0.3  # score a quote gains when it holds the kind of answer asked for
@@ -47,7 +49,8 @@ MAX_QUOTED_CHARS = 400  # longer ones are tables and figures read as one sentenc
 TABULAR_SHARE = 0.3  # share of a quote's words holding digits past which it is a table row
 
 _CITATION_AFTER_END = re.compile(r"([.!?])((?:\s*\[[\d\s,;\-–]+\])+)")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"*\d])")
+# a sentence starts with a capital, a digit, a quote or bracket, or a name such as vLLM
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"*\d]|[a-z]+[A-Z])")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _ANSWER_NUMBER = re.compile(r"(?<![\w.\-/])\d[\d,]*(?:\.\d+)?")
 _SOURCE_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -230,9 +233,11 @@ class _SentenceCheck:
         or that cites none, is cited to the first source that does (a source cited beside it
         first): the citation it leans on may itself go, and every claim shown names its source."""
         words = _word_set(sentence)
-        if words and any(_jaccard(words, earlier) >= NEAR_DUPLICATE for earlier in self.seen):
+        if words and any(_repeats(sentence, words, earlier) for earlier in self.seen):
             return "", REPEAT
         self.seen.append(words)
+        if _loops(sentence):
+            return "", LOOPS
         written = cited_numbers(sentence)
         cited = [n for n in written if n in self.valid]
         if written and not cited:
@@ -285,7 +290,9 @@ class _SentenceCheck:
         if not together or len(numbers) < 2:
             return False
         wanted = _stems(claim)
-        best = [max(self.windows(n), key=lambda w: len(wanted & w.stems)) for n in numbers]
+        best = _most_covering(
+            [max(self.windows(n), key=lambda w: len(wanted & w.stems)) for n in numbers], wanted
+        )
         union = _Window(
             frozenset().union(*(w.stems for w in best)),
             " ".join(w.text for w in best),
@@ -333,13 +340,11 @@ class _SentenceCheck:
     def _all_text(self) -> str:
         return "\n".join(self.evidence(n) for n in sorted(self.valid)).lower()
 
-    @functools.cached_property
-    def _all_words(self) -> set[str]:
-        return word_prefixes(self._all_text)
-
     def summary_fault(self, sentence: str) -> str:
-        """An uncited summary may use words of its own, but no name that no source holds, no
-        number that no source gives, and mostly the sources' words."""
+        """An uncited summary may join what several sources say, but no name that no source
+        holds, no number that no source gives, and nothing the best sentences of at most
+        TOGETHER_SOURCES sources do not bear out between them (a small model strings the field's
+        words into sentences no paper says)."""
         numbers = missing_numbers(sentence, self.given(sorted(self.valid)))
         if numbers:
             return f"states {', '.join(numbers)}, which no source gives"
@@ -351,9 +356,23 @@ class _SentenceCheck:
         )
         if foreign:
             return f"cites no source, and no source names {', '.join(foreign)}"
-        if _is_short(sentence) or prefix_overlap(claim, self._all_words) >= UNCITED_MIN_OVERLAP:
+        if _is_short(sentence) or self.borne_out(claim, sorted(self.valid), together=True):
             return ""
-        return "cites no source, and the sources do not use its words"
+        return "cites no source, and no sentences of the sources bear it out"
+
+
+def _most_covering(windows: list[_Window], wanted: set[str]) -> list[_Window]:
+    """At most TOGETHER_SOURCES windows, each chosen for the most wanted words not yet held: the
+    best sentences of every paper of a large bundle would hold any sentence of the field's words."""
+    chosen: list[_Window] = []
+    held: set[str] = set()
+    for _ in range(min(TOGETHER_SOURCES, len(windows))):
+        best = max(windows, key=lambda w: len((wanted & w.stems) - held))
+        if not (wanted & best.stems) - held:
+            break
+        chosen.append(best)
+        held |= best.stems
+    return chosen or windows[:1]
 
 
 def _held(text: str, windows: list[_Window]) -> bool:
@@ -462,6 +481,34 @@ def _word_set(sentence: str) -> set[str]:
 
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _repeats(sentence: str, words: set[str], earlier: set[str]) -> bool:
+    """The same sentence again, or (when it is long enough to judge) one whose words are nearly
+    all an earlier sentence's and whose few others are no number or name: a small model
+    restates with a word added ('also'); 'vAttention does the same' is another claim."""
+    if _jaccard(words, earlier) >= NEAR_DUPLICATE:
+        return True
+    if len(words) < REPEAT_MIN_WORDS or len(words & earlier) < NEAR_DUPLICATE * len(words):
+        return False
+    tokens = _WORD.findall(strip_citations(sentence))
+    return not any(
+        _names_or_counts(token, first=i == 0)
+        for i, token in enumerate(tokens)
+        if token.lower() not in earlier
+    )
+
+
+def _names_or_counts(token: str, first: bool) -> bool:
+    """A number, or a name (a capital past a sentence's first letter)."""
+    return bool(re.search(r"\d", token)) or bool(re.search(r"[A-Z]", token[1:] if first else token))
+
+
+def _loops(sentence: str) -> bool:
+    """A run of words said twice within one sentence: a model stuck in a loop, not a claim."""
+    words = _WORD.findall(strip_citations(sentence).lower())
+    runs = [tuple(words[i : i + LOOP_WORDS]) for i in range(len(words) - LOOP_WORDS + 1)]
+    return len(set(runs)) < len(runs)
 
 
 def closest_sentences(bundle: Bundle, question: str, count: int = QUOTED_SENTENCES) -> str:

@@ -10,6 +10,7 @@ from collections import Counter
 import numpy as np
 
 MIN_THEMES, MAX_THEMES = 4, 6
+MAX_NAME_WORDS = 8  # what the prompt asks for
 _ITERATIONS = 50
 
 
@@ -95,16 +96,29 @@ def keyword_name(member_titles: list[str], all_titles: list[str], words: int = 3
 
 def name_misfit(name: str, member_titles: list[str], taken: set[str]) -> str:
     """Why a model's theme name does not fit, or '' when it does: it must be new among the
-    themes, read as words (not an identifier such as LIMITED_RESP), and share a particular word
-    with its papers' titles."""
+    themes, read as words (not an identifier such as LIMITED_RESP), be short, name the theme
+    rather than one of its papers (a theme of several papers named by one title), and share a
+    particular word with its papers' titles."""
     if name.strip().lower() in taken:
         return "another theme has this name"
     if "_" in name:
         return "an identifier, not a name"
+    if len(name.split()) > MAX_NAME_WORDS:
+        return f"longer than a name ({len(name.split())} words)"
+    if len(member_titles) > 1 and any(_names_one_paper(name, t) for t in member_titles):
+        return "the title of one of its papers, not a name for all of them"
     stems = {t[:5] for title in member_titles for t in _terms(title)}
     if not any(t[:5] in stems for t in _terms(name)):
         return "shares no particular word with its papers' titles"
     return ""
+
+
+def _names_one_paper(name: str, title: str) -> bool:
+    """The name holds the title's words, or is one side of its colon (the system's name, or
+    what follows it)."""
+    words = _terms(name)
+    sides = [_terms(side) for side in title.split(":", 1)] if ":" in title else []
+    return bool(words) and (words >= _terms(title) or words in sides)
 
 
 def _terms(text: str) -> set[str]:

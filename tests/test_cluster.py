@@ -343,6 +343,36 @@ def test_a_ray_frontier_started_ends_with_it(
         assert proc.returncode == 130
 
 
+HANGS_WHEN_STOPPED = """
+import sys, time
+from frontier.intake.cluster import _exit_after_interrupt
+with _exit_after_interrupt(1.0):
+    try:
+        print("ready", flush=True)
+        time.sleep(60)
+    finally:
+        time.sleep(60)  # a shutdown that never returns
+"""
+
+
+def test_ctrl_c_ends_the_process_when_stopping_its_ray_hangs() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HANGS_WHEN_STOPPED],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert "Ray did not stop within 1 s of Ctrl-C" in err and "Traceback" not in err
+
+
 def _holding(path: Path) -> list[int]:
     """Processes other than this one with `path` open."""
     found = []

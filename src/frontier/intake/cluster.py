@@ -9,8 +9,10 @@ import contextlib
 import logging
 import os
 import pickle
+import signal
 import sys
 import tempfile
+import threading
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
@@ -18,12 +20,13 @@ from typing import Any
 
 from frontier.children import start_reaper
 from frontier.config import ClusterSettings
-from frontier.errors import FrontierError
+from frontier.errors import EXIT_INTERRUPTED, FrontierError
 from frontier.intake.jobs import JobResult, PdfJob
 from frontier.intake.stages import process_job
 
 INSTALL = "pip install 'frontier[cluster]'"
 _OWNER = "FRONTIER_RAY_OWNER"
+INTERRUPT_GRACE_S = 30.0  # after Ctrl-C, how long Ray may take to stop before frontier exits anyway
 
 
 class RayMissing(FrontierError):
@@ -68,7 +71,7 @@ def connected(settings: ClusterSettings) -> Iterator[None]:
         finally:
             ray.shutdown()  # the cluster ends this job's tasks
         return
-    with _own_ray() as temp_dir:
+    with _own_ray() as temp_dir, _exit_after_interrupt(INTERRUPT_GRACE_S):
         # "local": a new Ray of our own, never the cluster another `ray start` on this machine
         # recorded as current (Ray would join that one, even when it is gone)
         ray.init(address="local", num_cpus=settings.cpus or None, _temp_dir=temp_dir, **quiet)
@@ -76,6 +79,39 @@ def connected(settings: ClusterSettings) -> Iterator[None]:
             yield
         finally:
             ray.shutdown()
+
+
+@contextlib.contextmanager
+def _exit_after_interrupt(grace_s: float) -> Iterator[None]:
+    """Ctrl-C stops the command as usual, and ends the process `grace_s` later if stopping a
+    Ray of its own hangs (seen now and then while a worker was busy): once this process is gone
+    the reaper and the kernel end every process of that Ray. Main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupted(signum: int, frame: object) -> None:
+        timer = threading.Timer(grace_s, _exit_interrupted, args=(grace_s,))
+        timer.daemon = True
+        timer.start()
+        signal.signal(signal.SIGINT, previous)  # a second Ctrl-C acts as it did before
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupted) or signal.default_int_handler
+    try:
+        yield
+    finally:
+        if signal.getsignal(signal.SIGINT) is interrupted:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _exit_interrupted(grace_s: float) -> None:
+    sys.stderr.write(
+        f"interrupted: Ray did not stop within {grace_s:.0f} s of Ctrl-C; everything finished "
+        "so far is stored, and its processes end with this one\n"
+    )
+    sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)
 
 
 @contextlib.contextmanager

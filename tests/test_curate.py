@@ -227,13 +227,9 @@ def _what_it_is(entry: str) -> str:
     return entry.split(" Headline numbers: ")[0].split(" Why it matters here: ")[0]
 
 
-def one_request_at_a_time(root: Path) -> None:
-    """llama.cpp's sums depend on what shares a batch: a reply is the same on every run only
-    when no other request is decoded beside it, and this test compares two runs' replies."""
-    config = root / "frontier.toml"
-    text = config.read_text()
-    assert "\nmax_in_flight = 4 " in text
-    config.write_text(text.replace("\nmax_in_flight = 4 ", "\nmax_in_flight = 1 "))
+# llama.cpp's sums depend on what shares a batch: a reply is the same on every run only when no
+# other request is decoded beside it, and this test compares two runs' replies
+ONE_REQUEST_AT_A_TIME = {"FRONTIER_LLM__MAX_IN_FLIGHT": "1"}
 
 
 def test_instructions_in_an_abstract_change_no_other_paper(tmp_path: Path) -> None:
@@ -241,11 +237,10 @@ def test_instructions_in_an_abstract_change_no_other_paper(tmp_path: Path) -> No
     for name, extra in (("clean", []), ("injected", [INJECTION])):
         root = tmp_path / name
         assert run_cli("init", str(root)).code == 0
-        one_request_at_a_time(root)
         folder = tmp_path / f"{name}-in"
         folder.mkdir()
         assert run_cli("-w", str(root), "ingest", str(abstracts_file(folder, extra))).code == 0
-        assert run_cli("-w", str(root), "curate").code == 0
+        assert run_cli("-w", str(root), "curate", env=ONE_REQUEST_AT_A_TIME).code == 0
         roots[name] = db(root)
     clean, injected = roots["clean"], roots["injected"]
     others = [r[0] for r in clean.execute("SELECT id FROM papers")]

@@ -28,9 +28,7 @@ from decimal import Decimal, InvalidOperation
 from frontier.curate.support import MIN_WORD_SHARE, content_stems, names_in, sentences_of
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
-from frontier.synthesize.retrieve import (
-    content_words,
-)
+from frontier.synthesize.retrieve import content_words
 
 REFUSAL = "sources do not answer"  # the answer prompt asks for "The sources do not answer this."
 REPEAT = "repeats an earlier sentence"

@@ -175,8 +175,10 @@ def test_answers_cite_only_their_bundle_and_follow_ups_reuse_it(
     assert set(cited_numbers(answer["answer"])) <= numbers
     assert all(s["pages"] for s in answer["sources"])  # every source is a page of a paper
     assert "[99]" not in answer["answer"] and "913.7" not in answer["answer"]
-    (dropped,) = answer["dropped_sentences"]
-    assert "913.7" in dropped["sentence"] and "913.7" in dropped["reason"]
+    (dropped,) = [d for d in answer["dropped_sentences"] if "913.7" in d["sentence"]]
+    assert "913.7" in dropped["reason"]
+    assert answer["answering_sentences"]  # code's answering sentences lead every answer
+    assert answer["answer"].startswith(f'- "{answer["answering_sentences"][0]["sentence"]}"')
     follow = run_cli(
         "-w", str(pdf_kb), "ask", "--follow-up", "And what block size?", "--json", env=env
     )
@@ -185,7 +187,7 @@ def test_answers_cite_only_their_bundle_and_follow_ups_reuse_it(
         s["paper_id"] for s in answer["sources"]
     ]
     prompts = [r["messages"][-1]["content"] for r in server.requests]  # type: ignore[index]
-    shared = prompts[0].split("Question:")[0]
+    shared = prompts[0].split("The source sentences that answer")[0]
     assert prompts[1].startswith(shared) and len(shared) > 1000  # the bundle leads
     stored = (
         db(pdf_kb)
@@ -194,7 +196,9 @@ def test_answers_cite_only_their_bundle_and_follow_ups_reuse_it(
     )
     assert [r[0] for r in stored] == [question, "And what block size?"]
     assert json.loads(stored[0][1]) == [99]
-    assert [d["sentence"] for d in json.loads(stored[0][2])] == [dropped["sentence"]]
+    assert [d["sentence"] for d in json.loads(stored[0][2])] == [
+        d["sentence"] for d in answer["dropped_sentences"]
+    ]
 
 
 def test_presets_and_bad_requests(pdf_kb: Path, model: tuple[FakeOpenAI, dict[str, str]]) -> None:

@@ -8,15 +8,19 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from frontier.curate.support import content_stems
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import ChatResult
+from frontier.store.queries import page_texts
 from frontier.store.retrieval import chunk_texts, paper_dates, triaged_papers
 from frontier.store.synthesis import insert_ask, supported_ask_bundle
 from frontier.synthesize import windows
+from frontier.synthesize.answering import Answering, best_answering, candidates, rank
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
-from frontier.synthesize.citations import check_citations
-from frontier.synthesize.grounding import Dropped, ground_answer
+from frontier.synthesize.citations import check_citations, strip_citations
+from frontier.synthesize.grounding import Dropped, ground_answer, split_sentences
+from frontier.synthesize.meaning import shipped_similarity
 from frontier.synthesize.presets import PRESETS
 from frontier.synthesize.retrieve import Passage, Retriever, word_overlap
 
@@ -29,6 +33,12 @@ MIN_WORD_OVERLAP = 0.75
 MIN_SIMILARITY_WITH_WORDS = 0.2
 ASK_PASSAGES = 8
 PRESET_PAPERS = 12
+# what an answer may write after the sources' answering sentences: three sentences and their
+# citations; a longer reply is cut by the check anyway, and every token costs time on a CPU
+ANSWER_SENTENCES = 3
+ANSWER_TOKENS = 200
+QUOTED_SHARE = 0.8  # of a written sentence's words in one shown quote: it says the quote again
+QUOTE_REPEAT = "says again a source sentence shown above it"
 
 
 @dataclass
@@ -44,6 +54,7 @@ class Answer:
     result: ChatResult | None = None
     prompt_tag: str = ""
     ask_id: int | None = None
+    answering: list[Answering] = field(default_factory=list)  # the sentences that answer, first
 
     def to_dict(self) -> dict[str, object]:
         usage = self.result.usage if self.result else None
@@ -56,6 +67,10 @@ class Answer:
             "removed_citations": self.removed,
             "dropped_sentences": [asdict(d) for d in self.dropped],
             "quoted_sources": self.quoted,
+            "answering_sentences": [
+                {"n": a.number, "paper_id": a.paper_id, "page": a.page, "sentence": a.text}
+                for a in self.answering
+            ],
             "sources": [
                 {
                     "n": s.number,
@@ -110,7 +125,22 @@ def build_bundle(
             question, retriever.retrieve(question, ASK_PASSAGES, "hybrid", papers)
         )
     dates = paper_dates(conn, {p.paper_id for p in passages})
-    return passage_bundle(widened(conn, question, passages), dates, budget)
+    return with_pages(conn, passage_bundle(widened(conn, question, passages), dates, budget))
+
+
+def with_pages(conn: sqlite3.Connection, bundle: Bundle) -> Bundle:
+    """The bundle with the whole text of its sources' pages, where answers are sought."""
+    keys = [(s.paper_id, s.pages[0]) for s in bundle.sources if s.pages]
+    bundle.pages = page_texts(conn, keys)
+    return bundle
+
+
+def answering_sentences(bundle: Bundle, question: str) -> list[Answering]:
+    """The 1-3 sentences of the sources' pages that best answer the question (none without a
+    question: a preset's query asks for no one fact)."""
+    if not question.strip():
+        return []
+    return best_answering(rank(question, candidates(bundle, bundle.pages), shipped_similarity()))
 
 
 def widened(conn: sqlite3.Connection, question: str, passages: list[Passage]) -> list[Passage]:
@@ -158,11 +188,22 @@ async def answer_over(
     if not bundle.sources:
         return Answer(question, NO_SUPPORT, bundle, supported=False)
     prompt = prompt_for(preset)
-    messages = _messages(prompt, field_name, question, bundle)
+    answering = answering_sentences(bundle, question)
+    messages = _messages(prompt, field_name, question, bundle, answering)
     result = await llm.chat(
-        messages, purpose=f"ask:{preset or 'answer'}", prompt_version=prompt.tag, think=think
+        messages,
+        purpose=f"ask:{preset or 'answer'}",
+        prompt_version=prompt.tag,
+        think=think,
+        max_tokens=_reply_tokens(llm, preset, think),
     )
-    return _checked(question, bundle, result, prompt.tag)
+    return _checked(question, bundle, result, prompt.tag, answering)
+
+
+def _reply_tokens(llm: LLM, preset: str, think: bool) -> int:
+    """Room for what can be shown: a preset writes a page, reasoning needs its own room."""
+    cap = llm.settings.max_output_tokens
+    return cap if preset or think else min(cap, ANSWER_TOKENS)
 
 
 async def stream_answer(
@@ -173,25 +214,59 @@ async def stream_answer(
         yield Answer(question, NO_SUPPORT, bundle, supported=False)
         return
     prompt = prompt_for(preset)
-    messages = _messages(prompt, field_name, question, bundle)
+    answering = answering_sentences(bundle, question)
+    messages = _messages(prompt, field_name, question, bundle, answering)
     purpose = f"ask:{preset or 'answer'}"
-    async for item in llm.chat_stream(messages, purpose=purpose, prompt_version=prompt.tag):
-        yield item if isinstance(item, str) else _checked(question, bundle, item, prompt.tag)
+    async for item in llm.chat_stream(
+        messages,
+        purpose=purpose,
+        prompt_version=prompt.tag,
+        max_tokens=_reply_tokens(llm, preset, False),
+    ):
+        if isinstance(item, str):
+            yield item
+        else:
+            yield _checked(question, bundle, item, prompt.tag, answering)
 
 
 def _messages(
-    prompt: Prompt, field_name: str, question: str, bundle: Bundle
+    prompt: Prompt,
+    field_name: str,
+    question: str,
+    bundle: Bundle,
+    answering: list[Answering] | None = None,
 ) -> list[dict[str, Any]]:
     return prompt.messages(
-        field=field_name, bundle=bundle.render(), question=question, max_sentences=8
+        field=field_name,
+        bundle=bundle.render(),
+        question=question,
+        max_sentences=ANSWER_SENTENCES,
+        answering=quote_lines(answering or []),
     )
 
 
-def _checked(question: str, bundle: Bundle, result: ChatResult, tag: str) -> Answer:
-    """Every sentence held against the sources it cites, then made-up citations out (reported
-    whether or not their sentence stayed)."""
-    grounded = ground_answer(result.content.strip(), bundle, question)
-    check = check_citations(grounded.text, bundle.numbers())
+def quote_lines(answering: list[Answering]) -> str:
+    """The answering sentences as shown: each quoted (a table's row as read) and cited."""
+    return "\n".join(
+        f"- {a.text} [{a.number}]" if _is_row(a.text) else f'- "{a.text}" [{a.number}]'
+        for a in answering
+    )
+
+
+def _is_row(text: str) -> bool:
+    return text.startswith(("Table row", "Table ")) and " row" in text[:24]
+
+
+def _checked(
+    question: str, bundle: Bundle, result: ChatResult, tag: str, answering: list[Answering]
+) -> Answer:
+    """The answering sentences first; then each sentence of the model's held against the
+    sources it cites (one saying a shown quote again goes), then made-up citations out
+    (reported whether or not their sentence stayed)."""
+    grounded = ground_answer(result.content.strip(), bundle, question, quotes=bool(answering))
+    text, repeats = _without_quoted(grounded.text, answering)
+    shown = "\n\n".join(filter(None, [quote_lines(answering), text]))
+    check = check_citations(shown, bundle.numbers())
     made_up = check_citations(result.content, bundle.numbers()).removed
     return Answer(
         question,
@@ -200,11 +275,29 @@ def _checked(question: str, bundle: Bundle, result: ChatResult, tag: str) -> Ans
         True,
         check.cited,
         made_up,
-        grounded.dropped,
+        grounded.dropped + repeats,
         grounded.quoted,
         result,
         tag,
+        answering=answering,
     )
+
+
+def _without_quoted(text: str, answering: list[Answering]) -> tuple[str, list[Dropped]]:
+    """The text without the sentences that only say a shown quote again."""
+    quotes = [content_stems(a.text) for a in answering]
+    dropped: list[Dropped] = []
+    lines = []
+    for line in text.split("\n"):
+        kept = []
+        for sentence in split_sentences(line):
+            words = content_stems(strip_citations(sentence))
+            if words and any(len(words & q) >= QUOTED_SHARE * len(words) for q in quotes):
+                dropped.append(Dropped(sentence.strip(), QUOTE_REPEAT))
+            else:
+                kept.append(sentence)
+        lines.append(" ".join(kept))
+    return "\n".join(lines).strip(), dropped
 
 
 def save_answer(
@@ -253,7 +346,7 @@ def bundle_of_ask(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, Bu
                 tuple(chunk_ids),
             )
         )
-    return found_id, Bundle(sources)
+    return found_id, with_pages(conn, Bundle(sources))
 
 
 def budget_for(llm: LLM) -> int:

@@ -34,6 +34,8 @@ class Source:
 @dataclass
 class Bundle:
     sources: list[Source] = field(default_factory=list)
+    # the whole text of each source's page, where the sentences answering a question are sought
+    pages: dict[tuple[str, int], str] = field(default_factory=dict)
 
     def render(self) -> str:
         return "\n\n".join(source.render() for source in self.sources)

@@ -28,6 +28,14 @@ from decimal import Decimal, InvalidOperation
 from frontier.curate.support import MIN_WORD_SHARE, content_stems, names_in, sentences_of
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
+from frontier.synthesize.meaning import (
+    PARAPHRASE_WORD_SHARE,
+    Similarity,
+    carries,
+    fact_fault,
+    says_nothing,
+    shipped_similarity,
+)
 from frontier.synthesize.retrieve import content_words
 
 REFUSAL = "sources do not answer"  # the answer prompt asks for "The sources do not answer this."
@@ -40,6 +48,10 @@ REPEAT_MIN_WORDS = 8  # distinct words a sentence needs before it is judged a re
 LOOPS = "repeats itself"
 LOOP_WORDS = 6  # a run of this many words said twice in one sentence is a loop
 QUOTED_SENTENCES = 3
+PARAPHRASE_WINDOWS = 6  # windows, best by shared words, held against a sentence by meaning
+BORROWED_WORDS = 2  # words a sentence takes from other source sentences before it is assembled
+BORROWED_SHARE = 0.5  # of the words its closest window lacks
+SHARE_WEIGHT = 0.5  # what shared words add to closeness in meaning when choosing the carrier
 RANK_PENALTY = 0.05  # score a quote loses per place its source ranks below the first
 ANSWER_KIND_BONUS = 0.3  # score a quote gains when it holds the kind of answer asked for
 MIN_QUOTED_CHARS = 40  # shorter pieces are headings and table cells
@@ -118,9 +130,13 @@ class Grounded:
     quoted: bool = False  # the source sentences closest to the question were added
 
 
-def ground_answer(text: str, bundle: Bundle, question: str) -> Grounded:
-    """Keep the sentences the sources bear out; report the rest with the reason."""
+def ground_answer(text: str, bundle: Bundle, question: str, quotes: bool = False) -> Grounded:
+    """Keep the sentences the sources bear out; report the rest with the reason. Without a
+    citation left (and no `quotes` of the answering sentences shown above it), the source
+    sentences closest to the question are added."""
     grounded = check_sentences(text, bundle, question, strict=True)
+    if quotes:
+        return grounded
     if not cited_numbers(grounded.text) and REFUSAL not in grounded.text.lower():
         quotes = closest_sentences(bundle, question)
         if quotes:
@@ -140,7 +156,14 @@ def check_sentences(
     bundle's by default). Not `strict` (a map's prose, which sums up many papers): a sentence
     citing a paper keeps its own words, an uncited one may sum up in words mostly the sources'."""
     valid = bundle.numbers() if valid is None else valid
-    check = _SentenceCheck(bundle, valid, question, strict, refused=REFUSAL in text.lower())
+    check = _SentenceCheck(
+        bundle,
+        valid,
+        question,
+        strict,
+        refused=REFUSAL in text.lower(),
+        similarity=shipped_similarity(),
+    )
     lines = [
         check.judged(split_sentences(line))
         for line in _CITATION_AFTER_END.sub(r"\2\1", text).split("\n")
@@ -196,6 +219,8 @@ class _Window:
     stems: frozenset[str]
     text: str  # lowered, with the paper's title: a paper seldom names itself in its sentences
     numbers: frozenset[Decimal]
+    span: str = ""  # the source sentence(s) as written
+    title: str = ""
 
 
 @dataclass
@@ -207,6 +232,8 @@ class _SentenceCheck:
     refused: bool  # after the plain refusal the model says what the sources cover, in its words
     seen: list[set[str]] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
+    similarity: Similarity | None = None
+    last_fault: str = ""  # what the closest source sentence holds otherwise than a sentence states
     _source_numbers: dict[int, set[Decimal]] = field(default_factory=dict)
     _windows: dict[int, list[_Window]] = field(default_factory=dict)
 
@@ -230,12 +257,16 @@ class _SentenceCheck:
         """The sentence as it stays, or why it cannot. One whose cited sources do not bear it out,
         or that cites none, is cited to the first source that does (a source cited beside it
         first): the citation it leans on may itself go, and every claim shown names its source."""
+        self.last_fault = ""
         words = _word_set(sentence)
         if words and any(_repeats(sentence, words, earlier) for earlier in self.seen):
             return "", REPEAT
         self.seen.append(words)
         if _loops(sentence):
             return "", LOOPS
+        empty = says_nothing(sentence, self.question)
+        if empty and not (self.refused and REFUSAL in sentence.lower()):
+            return "", empty
         written = cited_numbers(sentence)
         cited = [n for n in written if n in self.valid]
         if written and not cited:
@@ -261,13 +292,13 @@ class _SentenceCheck:
             numbers = missing_numbers(sentence, self.given(cited))
             if numbers:
                 return f"states {', '.join(numbers)}, which the sources it cites do not give"
-            return "no sentence of the sources it cites bears it out"
+            return self.last_fault or "no sentence of the sources it cites bears it out"
         numbers = missing_numbers(sentence, self.given(beside))
         if numbers and beside:
             return f"states {', '.join(numbers)}, which the sources cited beside it do not give"
         if numbers:
             return f"states {', '.join(numbers)} without citing a source"
-        return "cites no source, and no source sentence bears it out"
+        return self.last_fault or "cites no source, and no source sentence bears it out"
 
     def borne_out(self, sentence: str, numbers: list[int], together: bool = False) -> bool:
         """Whether one window of one of these sources holds most of the sentence's content
@@ -276,10 +307,10 @@ class _SentenceCheck:
         best windows of several sources between them (a sentence comparing papers)."""
         claim = _LIST_MARKER.sub("", strip_citations(sentence))
         windows = [window for n in numbers for window in self.windows(n)]
-        if _held(claim, windows):
+        if self.held(claim, windows):
             return True
         clauses = [clause for clause in _CLAUSE.split(claim) if clause and clause.strip()]
-        if len(clauses) > 1 and all(_held(clause, windows) for clause in clauses):
+        if len(clauses) > 1 and all(self.held(clause, windows) for clause in clauses):
             wanted = _stems(claim)
             claims = [c for c in clauses if _stated_numbers(c) or not _is_short(c)]
             covered = wanted & set().union(*(_stems(c) for c in claims))
@@ -295,8 +326,63 @@ class _SentenceCheck:
             frozenset().union(*(w.stems for w in best)),
             " ".join(w.text for w in best),
             frozenset().union(*(w.numbers for w in best)),
+            " ".join(w.span for w in best),
+            best[0].title,
         )
-        return _held(claim, [union])
+        return self.held(claim, [union])
+
+    def held(self, text: str, windows: list[_Window]) -> bool:
+        """The window that carries the text best (most of its content words, or fewer in words
+        that mean the same) bears it out, its names and its facts as stated (numbers with what
+        they count, direction, negation, cause). A short text without a number (a transition,
+        a list's head) needs only its names somewhere."""
+        names = _names(text) - self._question_names
+        if not _stated_numbers(text) and _is_short(text):
+            return all(any(name in w.text for w in windows) for name in names)
+        carrier = self.carrier(text, [w for w in windows if all(n in w.text for n in names)])
+        if carrier is None:
+            return False
+        share, closeness, window = carrier
+        if not carries(share, closeness, len(_stems(text)), len(_stated_numbers(text))):
+            return False
+        if self._borrows(text, window, windows, share >= MIN_WORD_SHARE):
+            self.last_fault = "joins words of other source sentences to its closest one"
+            return False
+        self.last_fault = fact_fault(
+            text, window.span, window.title, self.question, self.similarity
+        )
+        return not self.last_fault
+
+    def _borrows(
+        self, text: str, carrier: _Window, windows: list[_Window], most: bool = False
+    ) -> bool:
+        """Most words the closest window lacks stand in other sentences of the same sources: a
+        sentence assembled from a page's words, not one saying the window's fact in its own."""
+        missing = _stems(text) - carrier.stems
+        elsewhere = set().union(*(w.stems for w in windows)) if windows else set()
+        borrowed = missing & elsewhere
+        least = BORROWED_WORDS + most  # a window holding most of the words may lack a few more
+        return len(borrowed) >= least and len(borrowed) >= BORROWED_SHARE * len(missing)
+
+    def carrier(
+        self, text: str, windows: list[_Window]
+    ) -> tuple[float, float | None, _Window] | None:
+        """The window closest to the text: by meaning among those holding enough of its
+        words, by shared words without the embeddings."""
+        wanted = _stems(text)
+        shares = [(len(wanted & w.stems) / len(wanted) if wanted else 1.0, w) for w in windows]
+        fitting = sorted(
+            (item for item in shares if item[0] >= PARAPHRASE_WORD_SHARE), key=lambda x: -x[0]
+        )[:PARAPHRASE_WINDOWS]
+        if not fitting:
+            return None
+        if self.similarity is None:
+            return fitting[0][0], None, fitting[0][1]
+        scores = self.similarity(text, [w.span for _, w in fitting])
+        ranked = [
+            (share, float(score), w) for (share, w), score in zip(fitting, scores, strict=True)
+        ]
+        return max(ranked, key=lambda item: item[1] + SHARE_WEIGHT * item[0])
 
     def windows(self, number: int) -> list[_Window]:
         if number not in self._windows:
@@ -309,6 +395,8 @@ class _SentenceCheck:
                     frozenset(_stems(span)),
                     f"{span} {head}".lower(),
                     frozenset(_numbers_in(span) | _numbers_in(head)),
+                    span,
+                    head,
                 )
                 for span in spans
             ]
@@ -329,6 +417,11 @@ class _SentenceCheck:
             return ""
         source = self.bundle.by_number(number)
         return f"{source.title} {source.date[:4]}\n{source.text}"
+
+    @functools.cached_property
+    def _question_names(self) -> set[str]:
+        """The names the question gives: the asker's subject, which an answer may repeat."""
+        return _names(self.question) if self.strict else set()
 
     @functools.cached_property
     def _question_numbers(self) -> set[Decimal]:
@@ -373,24 +466,39 @@ def _most_covering(windows: list[_Window], wanted: set[str]) -> list[_Window]:
     return chosen or windows[:1]
 
 
-def _held(text: str, windows: list[_Window]) -> bool:
-    """One window holds most of the text's content words, all its names and numbers; a short
-    text without a number (a transition, a list's head) needs only its names somewhere."""
-    wanted = _stems(text)
-    names = _names(text)
-    stated = _stated_numbers(text)
-    if not stated and _is_short(text):
-        return all(any(name in w.text for w in windows) for name in names)
-    return any(
-        len(wanted & w.stems) >= MIN_WORD_SHARE * len(wanted)
-        and all(name in w.text for name in names)
-        and all(_all_given(values, w.numbers) for _, values in stated)
-        for w in windows
-    )
-
-
 def _names(text: str) -> set[str]:
-    return {part for name in names_in(text) for part in _name_parts(name)}
+    return {part for name in names_in(text) for part in _name_parts(name)} - GENERIC_NAMES
+
+
+# capitalised words of the field that name no particular thing
+GENERIC_NAMES = frozenset(
+    [
+        "gpu",
+        "gpus",
+        "cpu",
+        "cpus",
+        "tpu",
+        "tpus",
+        "llm",
+        "llms",
+        "kv",
+        "api",
+        "apis",
+        "slo",
+        "slos",
+        "hbm",
+        "dram",
+        "sram",
+        "ssd",
+        "nvme",
+        "ai",
+        "ml",
+        "nlp",
+        "flops",
+        "gflops",
+        "tflops",
+    ]
+)
 
 
 def _name_parts(name: str) -> set[str]:

@@ -1,0 +1,120 @@
+"""The answer check on labelled sentences: how many faithful ones it keeps, how many unfaithful
+ones it shows, per kind, for the part written before the check was tuned and the part tuned on.
+
+Each labelled sentence is held, cited, against one source: the page's sentences around the ones
+it is judged by (its `context` and `sources`, in page order), as `ask` holds an answer sentence
+against the source it cites. Kept means the sentence stays in the answer.
+
+    python benchmarks/answer_checks.py [--show KIND] [--part tuning|heldout]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from frontier.synthesize.bundle import Bundle, Source
+from frontier.synthesize.grounding import ground_answer
+
+DATA = Path(__file__).parent / "data"
+PARTS = {"heldout": DATA / "answer_checks_heldout.jsonl", "tuning": DATA / "answer_checks.jsonl"}
+PDFS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "pdfs"
+
+
+def load(part: str) -> list[dict]:
+    path = PARTS[part]
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def page_text(file: str, page: int) -> str:
+    """The page as the labels were copied from it (pdfium text, whitespace collapsed, the soft
+    hyphen of a word broken at a line end taken out); empty without the corpus."""
+    path = PDFS / file
+    if not path.exists():
+        return ""
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(str(path))
+    try:
+        text = pdf[page - 1].get_textpage().get_text_range()
+    finally:
+        pdf.close()
+    return " ".join(text.replace("\ufffe ", "").replace("\ufffe", "").split())
+
+
+def source_text(item: dict, pages: dict[tuple[str, int], str]) -> str:
+    """The item's source and context sentences in page order (as given when not found)."""
+    key = (item["file"], item["page"])
+    if key not in pages:
+        pages[key] = page_text(*key)
+    page = pages[key]
+    sentences = list(dict.fromkeys([*item.get("context", []), *item["sources"]]))
+    if page:
+        sentences.sort(key=lambda s: page.find(s) if s in page else len(page))
+    return " ".join(sentences)
+
+
+def judged(item: dict, pages: dict[tuple[str, int], str]) -> str:
+    """Why the check takes the sentence out of an answer, or "" when it stays."""
+    source = Source(
+        1, item["file"], Path(item["file"]).stem, "", (item["page"],), source_text(item, pages)
+    )
+    sentence = item["sentence"].rstrip()
+    body, end = (sentence[:-1], sentence[-1]) if sentence[-1:] in ".!?" else (sentence, ".")
+    grounded = ground_answer(f"{body} [1]{end}", Bundle([source]), item["question"])
+    if grounded.dropped:
+        return grounded.dropped[0].reason
+    return "no citation left" if grounded.quoted else ""
+
+
+def measure(items: list[dict], show: str = "") -> dict[str, list[int]]:
+    """Per kind: [sentences, kept]."""
+    pages: dict[tuple[str, int], str] = {}
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for item in items:
+        reason = judged(item, pages)
+        stays = not reason
+        kind = f"{item['label']}:{item['kind']}"
+        counts[kind][0] += 1
+        counts[kind][1] += stays
+        wrong = stays != (item["label"] == "faithful")
+        if show and wrong and show in (kind, item["label"], item["kind"], "all"):
+            verdict = "KEPT" if stays else f"CUT ({reason})"
+            print(f"  {verdict} {item['id']} {kind}: {item['sentence']}", file=sys.stderr)
+    return counts
+
+
+def report(part: str, counts: dict[str, list[int]]) -> None:
+    faithful = [v for k, v in counts.items() if k.startswith("faithful:")]
+    unfaithful = [v for k, v in counts.items() if k.startswith("unfaithful:")]
+    total_f = sum(n for n, _ in faithful)
+    kept_f = sum(k for _, k in faithful)
+    total_u = sum(n for n, _ in unfaithful)
+    shown_u = sum(k for _, k in unfaithful)
+    print(f"\n{part}: {sum(n for n, _ in counts.values())} sentences")
+    print(f"  faithful kept    {kept_f:>4} / {total_f:<4} {kept_f / max(total_f, 1):6.1%}")
+    print(f"  unfaithful shown {shown_u:>4} / {total_u:<4} {shown_u / max(total_u, 1):6.1%}")
+    for kind in sorted(counts):
+        n, k = counts[kind]
+        verb = "kept" if kind.startswith("faithful:") else "shown"
+        print(f"    {kind:<34} {verb:>5} {k:>3} / {n:<3} {k / n:6.1%}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--show", default="", help="print the misjudged sentences of this kind")
+    parser.add_argument("--part", choices=sorted(PARTS), help="one part only")
+    args = parser.parse_args()
+    if not PDFS.is_dir():
+        print(f"note: {PDFS} is missing; sources are judged in the order the labels give")
+    for part in [args.part] if args.part else ["tuning", "heldout"]:
+        if PARTS[part].exists():
+            report(part, measure(load(part), args.show))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,415 @@
+"""The sentences of the retrieved pages that answer a question, found by code.
+
+A question asks for a kind of answer: a number with its unit ("how much", "how long"), an
+accelerator or cluster ("which GPUs"), model names ("which models"), a cause ("why"), a setting
+("what block size", "how is it set"), a limitation, a mechanism ("how does"). A sentence answers
+when it holds that kind, speaks of the question's subject (it, its neighbours or its paper name
+the system asked about), says something beyond the question's own words, and is close to the
+question in meaning (the shipped sentence embeddings) and in its rarer words (weighted by how few
+of the candidates hold them). A table's row is read as a row: its label, its cells under the
+column heads, and the table's caption. Headings, author lines, reference entries and fragments
+are no answer. (Figures on the retrieval questions are in BENCHMARKS.md.)"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from frontier.curate.support import content_stems, names_in, sentences_of
+from frontier.synthesize.bundle import Bundle
+from frontier.synthesize.citations import strip_citations
+from frontier.synthesize.retrieve import content_words
+
+ANSWERING_SHOWN = 3
+MIN_CHARS = 25
+MAX_CHARS = 480
+NEIGHBOURS = 1  # sentences on each side that may name the subject for a sentence
+# weights of what makes a sentence an answer, fitted listwise on the retrieval questions (the
+# evidence sentence against the others of its bundle's pages; see BENCHMARKS.md)
+W_WORDS = 2.7  # the question's words, each weighted by how few candidates hold it
+W_FOCUS = 3.5  # the same, without the words that name the subject (title, names)
+W_NEAR = 3.3  # the most of those words within one run of PROXIMITY_WORDS
+W_MEANING = 3.8  # cosine of the sentence's embedding with the question's
+W_BESIDE = 0.8  # the best cosine of the sentences beside it
+W_KIND = 2.5  # holds the kind of answer asked for
+W_ASKED = 1.3  # holds the words right after the question's "what" / "which"
+W_SUBJECT = 0.45  # the question's names in it, beside it or in its paper's title
+W_NEW_NUMBER = 1.2  # a number the question does not give
+W_SETUP = 1.6  # "we use / set / deploy / evaluate ...": how a paper states its setting
+W_CAPTION = -1.9
+W_DIGITS = -0.4  # share of its tokens holding digits: a plot's axis read as a sentence
+W_LENGTH = -1.2  # per 200 characters
+RANK_PENALTY = 0.25  # per place the sentence's source ranks below the first
+PROXIMITY_WORDS = 12
+SHOWN_MARGIN = 1.5  # a second or third sentence is shown when it scores this close to the best
+GENERIC_KIND = 0.4  # what an answer of a kind counts when it only names it ("GPUs", "a cluster")
+_WORD = re.compile(r"[^\W_]+")
+_CELL_NUMBER = re.compile(r"^[±~≈<>(]?[-+]?\d[\d,.]*(?:[%×x]|[KMGT]?B|ms|s)?[)*†]?$")
+_CAPTION = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)\s*\d+[.:]", re.IGNORECASE)
+_HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+[A-Z][\w -]{0,60}$")
+_REFERENCE = re.compile(
+    r"^\[\d+\]\s|\bet al\.,? (?:\d{4}|[A-Z])|\bIn Proceedings\b|\barXiv preprint\b|\bpp\. \d"
+    r"|\bProc\. of\b|\bURL\s|https?://|\bdoi:"
+)
+_AFFILIATION = re.compile(
+    r"@|\bUniversity\b|\bInstitute\b|\bLaborator|\bInc\.|\bCorporation\b|\bDepartment\b",
+)
+_ACCELERATOR = re.compile(
+    r"\b(?:A100|A800|A10G?|A30|A40|A6000|A5000|H100|H200|H800|H20|L4|L40S?|T4|V100|P100|K80|GH200"
+    r"|B200|MI\d{3}X?|TPU(?:s|v\d+|\s?v\d+)?|RTX\s?\d{4}|Gaudi\d?|NVLink|NVLINK|InfiniBand"
+    r"|PCIe|Xeon|EPYC|M[123] (?:Max|Pro|Ultra))(?![a-z])"
+)
+_GENERIC_HARDWARE = re.compile(r"\b(?:GPUs?|CPU cores?|nodes?|cluster|servers?|machines?)\b")
+_QUANTITY = re.compile(
+    r"\d[\d,.]*\s?(?:%|×|x\b|[KMGT]i?B\b|GB/s|Gbps|bytes?\b|tokens?\b|ms\b|s\b|seconds?\b|"
+    r"minutes?\b|hours?\b|GPUs?\b|times\b|bits?\b|B\b|FLOPs?\b|requests?\b|steps?\b|epochs?\b|"
+    r"layers?\b|heads?\b|threads?\b|experts?\b|points?\b|samples?\b|questions?\b|"
+    r"instances?\b|nodes?\b|chips?\b)|\b\d[\d,.]*\b"
+)
+_MODEL = re.compile(
+    r"\b(?:OPT|LLaMA|Llama|GPT|Mistral|Mixtral|Falcon|BLOOM|Vicuna|Qwen|Gemma|PaLM|Phi|Alpaca"
+    r"|Pythia|MPT|T5|mT5|Chinchilla|DeepSeek|Yi|LWM|StableLM|BERT|CodeLlama)\b"
+    r"|\b\d+(?:\.\d+)?[BM]\b"
+)
+_CAUSE = re.compile(
+    r"\b(?:because|since|due to|so that|in order to|to avoid|to reduce|to keep|as a result|"
+    r"trade-?off|at the cost of|leads? to|results? in|caused? by|the reason|this is why|"
+    r"therefore|thus|hence|which (?:allows|enables|makes|means)|otherwise|sensitive|unsafe|"
+    r"inefficient|insufficient|bottleneck)\b",
+    re.IGNORECASE,
+)
+_SETTING = re.compile(
+    r"\b(?:set|sets|setting|we use|we used|we employ|we choose|chosen|default|configured|"
+    r"configuration|fixed|threshold|size of|rank)\b|=",
+    re.IGNORECASE,
+)
+_LIMIT = re.compile(
+    r"\b(?:limitation|limited|cannot|can not|does not|do not|not|fail|fails|only|however|"
+    r"challenge|difficult|hard|drawback|overhead|requires?|unsafe|never)\b",
+    re.IGNORECASE,
+)
+_SETUP = re.compile(
+    r"\bwe (?:use|used|set|choose|chose|employ|adopt|deploy|run|ran|evaluate|evaluated|find|"
+    r"found|observe|implement|conduct|conducted|fine-tune|train|trained)\b|\bare conducted\b",
+    re.IGNORECASE,
+)
+_FOCUS = re.compile(r"\b(?:what|which|how many|how much)\s+((?:\w+\s+){0,3}?\w+)\b", re.IGNORECASE)
+_DIGIT_TOKEN = re.compile(r"\d")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_MECHANISM = re.compile(
+    r"\b(?:by|we|uses?|using|applies|apply|instead|policy|predict|decides?|reserv|select|"
+    r"through|via|when|each|then)\b",
+    re.IGNORECASE,
+)
+# what a question asks for, and what a sentence answering it holds
+_ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
+    (
+        "hardware",
+        re.compile(
+            r"\b(?:which|what)\W+(?:\w+\W+){0,3}?(?:gpus?|hardware|accelerators?|devices?|tpus?"
+            r"|clusters?|machines?|nodes?|testbed|platform|cpus?)\b|\bhardware\b"
+            r"|\b(?:evaluated|run|ran|deployed|tested|measured|conducted) on\b|\bon what\b",
+            re.IGNORECASE,
+        ),
+        _ACCELERATOR,
+    ),
+    (
+        "quantity",
+        re.compile(
+            r"\bhow (?:much|many|large|big|long|fast|small|far|often|expensive|fine|closely)\b"
+            r"|\bwhat (?:\w+ )?(?:size|fraction|share|percentage|ratio|speedup|bandwidth|"
+            r"precision|length|rank|threshold|latency|cost|number)\b|\bby how\b|\bat what\b"
+            r"|\bbeyond which\b",
+            re.IGNORECASE,
+        ),
+        _QUANTITY,
+    ),
+    (
+        "model",
+        re.compile(
+            r"\b(?:which|what)\W+(?:\w+\W+){0,3}?(?:llms?|models?|sizes?|backbones?)\b",
+            re.IGNORECASE,
+        ),
+        _MODEL,
+    ),
+    (
+        "cause",
+        re.compile(r"\bwhy\b|\bmotivat|\breason\b|\btrade-?off\b|\bwhat makes\b", re.IGNORECASE),
+        _CAUSE,
+    ),
+    (
+        "setting",
+        re.compile(
+            r"\bdefault\b|\bconfigur|\bset\b|\bsetting|\bthreshold\b|\bhyperparameter|"
+            r"\bwhat (?:\w+ )?(?:size|value|rank|length|data|dataset)\b|\bwhich\b",
+            re.IGNORECASE,
+        ),
+        _SETTING,
+    ),
+    (
+        "limitation",
+        re.compile(
+            r"\blimitation|\bdrawback|\bfail|\bhard to\b|\bwhen does\b|\bever\b",
+            re.IGNORECASE,
+        ),
+        _LIMIT,
+    ),
+    (
+        "mechanism",
+        re.compile(r"^\s*how (?:does|do|did|is|are|was|were)\b", re.IGNORECASE),
+        _MECHANISM,
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sentence (or table row) of a page, with the sentences beside it."""
+
+    number: int  # the bundle source whose page it is on
+    paper_id: str
+    page: int | None
+    text: str
+    context: str  # the sentences beside it and the paper's title: where a subject may be named
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Answering:
+    number: int
+    paper_id: str
+    page: int | None
+    text: str
+    score: float
+
+
+def asked_kinds(question: str) -> list[str]:
+    """The kinds of answer the question asks for, in order of how specific they are."""
+    return [kind for kind, asked, _ in _ASKED if asked.search(question)]
+
+
+def holds_kind(kind: str, sentence: str) -> bool:
+    pattern = next(answer for name, _, answer in _ASKED if name == kind)
+    return bool(pattern.search(sentence))
+
+
+def candidates(bundle: Bundle, pages: dict[tuple[str, int], str]) -> list[Candidate]:
+    """The sentences and table rows of each source's page (its text when the page is not
+    stored), each once, in source order."""
+    seen: set[str] = set()
+    found = []
+    for source in bundle.sources:
+        page = source.pages[0] if source.pages else None
+        text = pages.get((source.paper_id, page), "") if page is not None else ""
+        units = page_units(text or strip_citations(source.text))
+        for index, unit in enumerate(units):
+            key = " ".join(unit.lower().split())
+            if key in seen or not is_answer_like(unit):
+                continue
+            seen.add(key)
+            beside = units[max(0, index - NEIGHBOURS) : index + NEIGHBOURS + 1]
+            found.append(
+                Candidate(
+                    source.number, source.paper_id, page, unit, f"{source.title} {' '.join(beside)}"
+                )
+            )
+    return found
+
+
+def page_units(text: str) -> list[str]:
+    """A page as its prose sentences and its tables' rows, in page order."""
+    lines = [" ".join(line.split()) for line in text.replace("\ufffe", "").splitlines()]
+    units: list[str] = []
+    prose: list[str] = []
+    table: list[str] = []
+    for line in lines:
+        if _is_row(line):
+            if prose:
+                units.extend(sentences_of(" ".join(prose)))
+                prose = []
+            table.append(line)
+            continue
+        if table:
+            units.extend(_rows(table, caption=line if _CAPTION.match(line) else ""))
+            table = []
+        prose.append(line)
+    units.extend(_rows(table, ""))
+    units.extend(sentences_of(" ".join(prose)))
+    return [re.sub(r"(?<=\w)- (?=\d)", "-", unit) for unit in units if unit]
+
+
+def _is_row(line: str) -> bool:
+    """A table's row: a label and at least three cells, most of them numbers."""
+    cells = line.split()
+    numbers = sum(bool(_CELL_NUMBER.match(cell)) for cell in cells)
+    return numbers >= 3 and numbers >= 0.4 * len(cells) and not line.rstrip().endswith(".")
+
+
+def _rows(table: list[str], caption: str) -> list[str]:
+    """Each row of a table as one line: the caption, its label and its cells under the column
+    heads when the first row names them."""
+    if not table:
+        return []
+    head = table[0].split() if len(table) > 1 else []
+    named = caption.split(":", 1)[0].strip() if caption else "Table"
+    out = []
+    for row in table[1:] if head else table:
+        cells = row.split()
+        label = " ".join(c for c in cells if not _CELL_NUMBER.match(c))
+        values = [c for c in cells if _CELL_NUMBER.match(c)]
+        heads = [h for h in head if _CELL_NUMBER.match(h) or len(head) == len(values)]
+        if len(heads) == len(values) and heads:
+            joined = ", ".join(f"{h}: {v}" for h, v in zip(heads, values, strict=True))
+        else:
+            joined = " ".join(values)
+        out.append(f"{named} row, {label}: {joined}" if label else f"{named} row: {joined}")
+    return out
+
+
+def is_answer_like(sentence: str) -> bool:
+    """A sentence a reader can take as an answer: not a heading, an author or affiliation line,
+    a reference entry, a caption's bare label or a fragment."""
+    body = sentence.strip()
+    if not MIN_CHARS <= len(body) <= MAX_CHARS:
+        return False
+    if _HEADING.match(body) or _REFERENCE.search(body) or _AFFILIATION.search(body):
+        return False
+    words = _WORD.findall(body)
+    if len(words) < 5:
+        return False
+    if body.startswith("Table") and " row" in body[:40]:
+        return True
+    return body[0].isupper() or body[0].isdigit() or body[0] in "(\"'“"
+
+
+def rank(
+    question: str,
+    found: Sequence[Candidate],
+    similarity: Callable[[str, list[str]], Sequence[float]] | None = None,
+) -> list[Answering]:
+    """The candidates best first, each scored by how it answers the question."""
+    if not found:
+        return []
+    features = _Features(question, found, similarity)
+    scored = [
+        Answering(c.number, c.paper_id, c.page, c.text, features.score(i, c))
+        for i, c in enumerate(found)
+    ]
+    return sorted(scored, key=lambda a: (-a.score, a.number))
+
+
+class _Features:
+    """What is known of the question once, and each candidate's score from it."""
+
+    def __init__(
+        self,
+        question: str,
+        found: Sequence[Candidate],
+        similarity: Callable[[str, list[str]], Sequence[float]] | None,
+    ) -> None:
+        self.found = found
+        wanted = {word[:5] for word in content_words(question)}
+        self.asked = asked_kinds(question)
+        self.subjects = {name.lower() for name in names_in(question) if len(name) > 2}
+        self.question_stems = content_stems(question)
+        self.question_numbers = set(_NUMBER.findall(question))
+        focus = _FOCUS.search(question)
+        self.focus = content_stems(focus.group(1)) if focus else set()
+        self.words = [{w[:5] for w in _WORD.findall(c.text.lower())} & wanted for c in found]
+        counts = Counter(word for words in self.words for word in words)
+        self.weight = {w: math.log(1 + len(found) / (1 + counts[w])) for w in wanted}
+        self.total = sum(self.weight.values()) or 1.0
+        titles = {w[:5] for c in found for w in _WORD.findall(c.title.lower())}
+        subject = {s[:5] for s in self.subjects} | titles
+        self.topical = {w: v for w, v in self.weight.items() if w not in subject}
+        self.topical_total = sum(self.topical.values()) or 1.0
+        self.meaning = (
+            [float(x) for x in similarity(question, [c.text for c in found])]
+            if similarity is not None
+            else [0.0] * len(found)
+        )
+
+    def score(self, index: int, candidate: Candidate) -> float:
+        text = candidate.text
+        tokens = text.split()
+        stems = content_stems(text)
+        score = (
+            W_WORDS * sum(self.weight[w] for w in self.words[index]) / self.total
+            + W_FOCUS
+            * sum(self.topical.get(w, 0.0) for w in self.words[index])
+            / self.topical_total
+            + W_NEAR * self._nearest(text)
+            + W_MEANING * self.meaning[index]
+            + W_BESIDE * self._beside(index)
+            + W_KIND * _kind_score(self.asked, text)
+            + W_ASKED * (len(self.focus & stems) / len(self.focus) if self.focus else 0.0)
+            + W_SUBJECT * (_subject_share(self.subjects, candidate) if self.subjects else 1.0)
+            + W_NEW_NUMBER * bool(set(_NUMBER.findall(text)) - self.question_numbers)
+            + W_SETUP * bool(_SETUP.search(text))
+            + W_CAPTION * bool(_CAPTION.match(text))
+            + W_DIGITS * sum(bool(_DIGIT_TOKEN.search(t)) for t in tokens) / max(1, len(tokens))
+            + W_LENGTH * len(text) / 200
+            - RANK_PENALTY * (candidate.number - 1)
+        )
+        if not stems - self.question_stems:
+            score -= W_MEANING  # the question's own words again: no answer
+        return score
+
+    def _nearest(self, text: str) -> float:
+        """The most weight of the question's topical words within one short run of words."""
+        words = [w[:5] for w in _WORD.findall(text.lower())]
+        best = 0.0
+        for start in range(max(1, len(words) - PROXIMITY_WORDS + 1)):
+            run = set(words[start : start + PROXIMITY_WORDS])
+            best = max(best, sum(v for w, v in self.topical.items() if w in run))
+        return best / self.topical_total
+
+    def _beside(self, index: int) -> float:
+        number = self.found[index].number
+        around = [
+            self.meaning[i]
+            for i in (index - 1, index + 1)
+            if 0 <= i < len(self.found) and self.found[i].number == number
+        ]
+        return max(around, default=0.0)
+
+
+def _kind_score(asked: list[str], sentence: str) -> float:
+    """1 for the most specific kind asked that the sentence holds, less for a later one; a
+    sentence that only names the kind ("GPUs", "a cluster") counts less."""
+    for place, kind in enumerate(asked):
+        if holds_kind(kind, sentence):
+            return 1.0 / (1 + 0.5 * place)
+        if kind == "hardware" and _GENERIC_HARDWARE.search(sentence):
+            return GENERIC_KIND / (1 + 0.5 * place)
+    return 0.0
+
+
+def _subject_share(subjects: set[str], candidate: Candidate) -> float:
+    where = f"{candidate.text} {candidate.context}".lower()
+    return sum(subject in where for subject in subjects) / len(subjects)
+
+
+def best_answering(ranked: list[Answering], count: int = ANSWERING_SHOWN) -> list[Answering]:
+    """The best sentence and those after it close enough to it, at most `count`, no two saying
+    the same."""
+    if not ranked:
+        return []
+    shown = [ranked[0]]
+    for item in ranked[1:]:
+        if len(shown) == count:
+            break
+        if item.score < ranked[0].score - SHOWN_MARGIN:
+            break
+        if any(_same(item.text, earlier.text) for earlier in shown):
+            continue
+        shown.append(item)
+    return shown
+
+
+def _same(a: str, b: str) -> bool:
+    first, second = content_stems(a), content_stems(b)
+    return bool(first) and len(first & second) >= 0.8 * min(len(first), len(second))

@@ -1,0 +1,749 @@
+"""Whether a written sentence says something, and whether one or two source sentences carry it:
+by its facts (numbers with their units and what they count, names, the direction of a change, a
+negation, a stated cause) and by its meaning (the shipped sentence embeddings), not by the bag of
+a page's words.
+
+`says_nothing` names what makes a sentence empty: a bare list of numbers or citations, a
+tautology, a restatement of the question, a fragment, a heading, an author or affiliation line,
+a reference entry. `fact_fault` names the fact a source sentence does not hold the way the
+sentence states it. `carries` says whether a source window bears the sentence out: most of its
+content words, or fewer of them in words that mean the same (a paraphrase: "linked by NVLink"
+for "connected with NVLINK"), with every fact in place."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from frontier.curate.support import content_stems
+from frontier.llm.embeddings import EmbeddingError, load_embedder
+from frontier.synthesize.citations import strip_citations
+
+# how close in meaning a text is to each of several others (cosines of sentence embeddings)
+Similarity = Callable[[str, list[str]], Sequence[float]]
+
+# share of a sentence's content words one window must hold, and the lower share that is enough
+# when the window is close in meaning (set on the tuning half of the check set; BENCHMARKS.md)
+MIN_WORD_SHARE = 0.6
+PARAPHRASE_WORD_SHARE = 0.3
+PARAPHRASE_SIMILARITY = 0.7
+FACTS_ENOUGH = 2  # numbers a sentence states, all checked, that say more than its embedding
+SHORT_WORDS = 6  # content words up to which a sentence is held by its words and facts alone
+MIN_SIMILARITY = 0.7  # what a window holding most of the words needs of closeness in meaning
+NEAR_NUMBER_WORDS = 5  # words either side of a number that say what it counts
+
+BARE_LIST = "a bare list of numbers or citations"
+TAUTOLOGY = "says the same thing twice (a tautology)"
+ECHO = "restates the question without answering it"
+FRAGMENT = "a fragment, not a sentence"
+HEADING = "a heading"
+AUTHORS = "an author or affiliation line"
+REFERENCE = "a reference-list entry"
+
+_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+_UNIT_AFTER = re.compile(
+    r"\s?(%|×|x\b|[KMGT]i?B(?:/s)?\b|[GM]bps\b|ms\b|s\b|seconds?\b|minutes?\b|hours?\b|"
+    r"tokens?\b|bits?\b|bytes?\b|GPUs?\b|nodes?\b|layers?\b|heads?\b|steps?\b|epochs?\b|"
+    r"threads?\b|[BMK]\b)",
+)
+_UNIT_CLASS = {
+    "%": "percent", "×": "times", "x": "times", "ms": "time", "s": "time", "second": "time",
+    "seconds": "time", "minute": "time", "minutes": "time", "hour": "time", "hours": "time",
+}  # fmt: skip
+_STOPWORDS_START = frozenset(
+    [
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "than",
+        "with",
+        "when",
+        "which",
+        "that",
+        "because",
+        "compared",
+        "while",
+        "whereas",
+        "for",
+        "by",
+        "as",
+        "in",
+        "on",
+        "at",
+        "from",
+        "into",
+        "its",
+        "their",
+        "whose",
+    ]
+)
+_TRAILING = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "and",
+        "or",
+        "with",
+        "than",
+        "by",
+        "for",
+        "in",
+        "on",
+        "at",
+        "as",
+        "from",
+        "is",
+        "are",
+    ]
+)
+# a negation; "not only", "no more than", "none of" (a quantity) and the like deny nothing
+_NEGATORS = re.compile(
+    r"\b(?:not(?! only\b| just\b)|no(?! (?:more|less|fewer|later|sooner) than\b)|never|cannot|"
+    r"neither|nor|without|fails? to|unable)\b|n't\b",
+    re.IGNORECASE,
+)
+_CAUSE_STATED = re.compile(
+    r"\b(?:because|since|due to|so that|therefore|thus|hence|as a result|thanks to|in order to|"
+    r"(?:which|this|that) (?:allows|enables|lets|means|makes|causes)|lets?|allows?|enables?|"
+    r"leads? to|results? in|causes?|caused by|arises? from|comes? from|by (?=\w+ing\b))\b",
+    re.IGNORECASE,
+)
+CAUSE_MIN_WORDS = 3  # content words a stated reason needs before it is held on its own
+CAUSE_WORD_SHARE = 0.5  # of them a window holding the reason has, or fewer but close in meaning
+CAUSE_SIMILARITY = 0.6
+# change words by their base ("increases", "increased", "increasing": increas): which way they
+# go (up or down a quantity) or what they are (a gain or a loss); and which are opposites
+_UP = frozenset(
+    [
+        "higher",
+        "more",
+        "greater",
+        "larger",
+        "increas",
+        "rais",
+        "grow",
+        "boost",
+        "exceed",
+        "above",
+        "longer",
+        "bigger",
+        "add",
+        "high",
+        "large",
+        "maximum",
+        "extra",
+        "additional",
+    ]
+)
+_DOWN = frozenset(
+    [
+        "lower",
+        "less",
+        "fewer",
+        "smaller",
+        "decreas",
+        "reduc",
+        "cut",
+        "drop",
+        "shrink",
+        "below",
+        "shorter",
+        "sav",
+        "low",
+        "small",
+        "minimum",
+    ]
+)
+_GOOD = frozenset(
+    [
+        "faster",
+        "speedup",
+        "accelerat",
+        "quicker",
+        "better",
+        "improv",
+        "outperform",
+        "gain",
+        "efficient",
+        "cheaper",
+        "best",
+    ]
+)
+_BAD = frozenset(
+    [
+        "slower",
+        "slowdown",
+        "worse",
+        "degrad",
+        "hurt",
+        "inefficient",
+        "penalty",
+        "costlier",
+        "expensive",
+        "worst",
+        "underperform",
+        "loss",
+    ]
+)
+_ALIASES = {
+    "reduction": "reduc", "reductions": "reduc", "speed-up": "speedup", "speed-ups": "speedup",
+    "improvement": "improv", "improvements": "improv", "degradation": "degrad",
+    "grew": "grow", "cheap": "cheaper", "lowest": "lower", "highest": "higher",
+}  # fmt: skip
+_PAIRS = [
+    ("higher", "lower"), ("more", "less"), ("more", "fewer"), ("greater", "smaller"),
+    ("larger", "smaller"), ("increas", "decreas"), ("increas", "reduc"), ("faster", "slower"),
+    ("better", "worse"), ("best", "worst"), ("improv", "degrad"), ("add", "sav"),
+    ("add", "reduc"), ("longer", "shorter"), ("above", "below"), ("rais", "lower"),
+    ("outperform", "underperform"), ("gain", "loss"), ("speedup", "slowdown"),
+    ("grow", "shrink"), ("maximum", "minimum"),
+    ("cheaper", "expensive"), ("cheaper", "costlier"), ("efficient", "inefficient"),
+]  # fmt: skip
+_OPPOSITE: dict[str, set[str]] = {
+    **{base: set(_DOWN) for base in _UP},
+    **{base: set(_UP) for base in _DOWN},
+    **{base: set(_BAD) for base in _GOOD},
+    **{base: set(_GOOD) for base in _BAD},
+}
+for _a, _b in _PAIRS:
+    _OPPOSITE.setdefault(_a, set()).add(_b)
+    _OPPOSITE.setdefault(_b, set()).add(_a)
+_CHANGE_BASES = _UP | _DOWN | _GOOD | _BAD
+_SUFFIXES = ("ing", "ed", "es", "s", "e", "d")
+_TURNING = frozenset({"less", "not", "no", "never"})  # before a gain word, make it a loss
+NEGATED_WORDS = 3  # content words after a negation that it denies
+METRIC_REACH = 4  # words either side of a change word in which what it changes is named
+NEGATION_REACH = 6  # words before a word in which a negation denies it
+BOUND_WORDS = 2  # neighbours a number shares with another quantity to count as moved there
+_SCOPE_SKIP = frozenset(
+    [
+        "be",
+        "is",
+        "are",
+        "was",
+        "were",
+        "been",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+        "the",
+        "a",
+        "an",
+        "any",
+        "of",
+        "to",
+        "for",
+        "in",
+        "on",
+        "at",
+        "it",
+        "its",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "all",
+        "more",
+        "much",
+        "only",
+        "even",
+        "always",
+        "yet",
+        "really",
+        "necessarily",
+    ]
+)
+_NEAR_STOP = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "and",
+        "or",
+        "in",
+        "on",
+        "at",
+        "for",
+        "by",
+        "with",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+    ]
+)
+_TOKEN = re.compile(r"\S+")
+FRAGMENT_WORDS = 2  # fewer words than this are no sentence
+ECHO_WORDS = 2  # the question's content words a sentence must repeat to be an echo of it
+_NUMBER_WORDS = {
+    "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0,
+    "eight": 8.0, "nine": 9.0, "ten": 10.0, "eleven": 11.0, "twelve": 12.0, "twice": 2.0,
+    "double": 2.0, "half": 0.5, "dozen": 12.0,
+}  # fmt: skip
+# "both" and "pair" count two in a source, not in a sentence
+_NUMBER_WORD = re.compile(
+    r"\b(?:" + "|".join([*_NUMBER_WORDS, "both", "pair"]) + r")\b", re.IGNORECASE
+)
+_ANSWER_WORD = re.compile(r"^\s*(?:no|yes)\b[,;:.]?\s*", re.IGNORECASE)
+_LOWER_IS_BETTER = re.compile(
+    r"^(?:latenc|cost|time|memor|overhead|error|perplex|energ|bubble|footprint|fragment|"
+    r"slowdown|runtime|delay|stall|loss|bits?$|usage|consum|traffic|downtime|expens|costly|ms$|"
+    r"seconds?$|hours?$|minutes?$|gap|milli)",
+)
+_AUTHOR_MARKS = re.compile(r"[∗*†‡§¶]|\b\d\s*,\s*\d\b|@|\b(?:Univ|Inc|Lab|Research)\b")
+_NAME_PAIR = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z]\.)?\s[A-Z][a-z]+")
+_REFERENCE = re.compile(
+    r"^\s*\[\d+\]|\bet al\.|\bIn Proceedings\b|\bProceedings of\b|\barXiv(?: preprint|:\d)|"
+    r"\b(?:NeurIPS|ICML|ICLR|OSDI|SOSP|ASPLOS|MLSys|EuroSys|ISCA|MICRO|ACL|EMNLP|NAACL|CVPR|SC|"
+    r"ATC|NSDI)\s?'?\d{2,4}\b|\bpp\.\s?\d|\bvol\.\s?\d|\bdoi\b",
+)
+_HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.\d*|[IVX]+\.)\s+\S")
+_CAPTION = re.compile(r"^\s*(?:Table|Figure|Fig\.|Tab\.)\s*\d+\s*[:.]", re.IGNORECASE)
+_GENERIC = frozenset(
+    content_stems(
+        "use uses used value values reason reasons chosen choose choice particular specific "
+        "certain approach method system paper authors author study work way ways question "
+        "answer several various different some default result results amount number aspect "
+        "important key main design given also indeed case"
+    )
+)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A number as a sentence states it: its value, its unit's class, the words around it."""
+
+    value: float
+    unit: str
+    near: frozenset[str]
+    in_name: bool = False  # part of a name ("A100-80GB"): a fact only with its unit
+
+
+def says_nothing(sentence: str, question: str = "") -> str:
+    """Why the sentence says nothing a reader can use, or ""."""
+    body = strip_citations(sentence).strip()
+    words = _WORD.findall(body)
+    if body.endswith(":"):
+        return ""  # a lead-in: it stands or goes with what it leads in to
+    for test, reason in (
+        (_is_reference, REFERENCE),
+        (_is_author_line, AUTHORS),
+        (_is_heading, HEADING),
+        (_is_bare_list, BARE_LIST),
+        (_is_fragment, FRAGMENT),
+    ):
+        if test(body, words):
+            return reason
+    if _is_tautology(words):
+        return TAUTOLOGY
+    if question and _echoes(body, question):
+        return ECHO
+    return ""
+
+
+def _is_reference(body: str, words: list[str]) -> bool:
+    return bool(_REFERENCE.search(body)) and not _has_claim_verb(words)
+
+
+def _is_author_line(body: str, words: list[str]) -> bool:
+    pairs = len(_NAME_PAIR.findall(body))
+    marks = len(_AUTHOR_MARKS.findall(body))
+    lowercase = sum(w.islower() and len(w) > 3 for w in words)
+    return (pairs >= 2 and marks >= 1 and lowercase <= 3) or (pairs >= 3 and lowercase <= 1)
+
+
+def _is_heading(body: str, words: list[str]) -> bool:
+    if body.endswith((".", "!", "?")) and not _HEADING_NUMBER.match(body):
+        return False
+    if len(words) > 10:
+        return False
+    if _HEADING_NUMBER.match(body) and not _has_claim_verb(words[1:]):
+        return True
+    capitals = sum(w[0].isupper() for w in words if len(w) > 3)
+    long_words = sum(len(w) > 3 for w in words)
+    return long_words > 0 and capitals == long_words and not _has_claim_verb(words)
+
+
+def _is_bare_list(body: str, words: list[str]) -> bool:
+    tokens = body.replace(",", " ").replace(";", " ").split()
+    if not tokens:
+        return True
+    plain = [
+        w
+        for w in words
+        if not any(c.isdigit() for c in w)
+        and w.lower() not in {"and", "or", "the", "of"}
+        and not _UNIT_AFTER.fullmatch(w)
+        and w.lower() not in _UNIT_CLASS
+    ]
+    numeric = sum(any(c.isdigit() for c in t) for t in tokens)
+    return numeric >= 2 and (len(plain) <= 1 or (numeric >= 0.6 * len(tokens) and len(plain) < 4))
+
+
+def _is_fragment(body: str, words: list[str]) -> bool:
+    if len(words) < FRAGMENT_WORDS or _CAPTION.match(body):
+        return True
+    first = words[0]
+    if first.lower() in _STOPWORDS_START and first[0].islower():
+        return True
+    if first[0].islower() and not re.search(r"[A-Z0-9]", first[1:]):
+        return True
+    return words[-1].lower() in _TRAILING
+
+
+_VERB = re.compile(
+    r"^(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|may|might|must|will|would|"
+    r"should|shall|uses?|used|needs?|takes?|gives?|keeps?|makes?|stores?|sets?|runs?|ran|leads?|"
+    r"lets?|shows?|achieves?|reaches?|reduces?|cuts?|saves?|adds?|incurs?|requires?|costs?|"
+    r"accounts?|remains?|becomes?|gets?|puts?|splits?|holds?|moves?|maps?|passes?|sends?|"
+    r"returns?|relies|rely|depends?|allows?|enables?|means?|yields?|goes|go|comes?|works?|"
+    r"avoids?|hides?|fails?|helps?|outperforms?|beats?|matches?|exceeds?|lowers?|raises?|"
+    r"stays?|says?|finds?|found|see|sees|seen|chooses?|chose|picks?|applies|apply|copies|"
+    r"reads?|writes?|wrote|evicts?|preempts?|grows?|scales?|drops?|falls?|plateaus?|stops?|"
+    r"begins?|starts?|ends?|breaks?|slows?|speeds?|serves?|trains?|predicts?|decides?)$|"
+    r"\w+(?:ed|es|izes|ises)$",
+    re.IGNORECASE,
+)
+
+
+def _has_claim_verb(words: list[str]) -> bool:
+    return any(_VERB.match(w) for w in words)
+
+
+def _is_tautology(words: list[str]) -> bool:
+    """One run of content words said twice with little else, or a word said three times."""
+    stems = [s for s in (_stem(w) for w in words) if s]
+    if len(stems) < 4:
+        return False
+    counts = Counter(stems)
+    pairs = Counter(itertools.pairwise(stems))
+    repeated_pair = any(n >= 2 for n in pairs.values())
+    thrice = any(n >= 3 for n in counts.values())
+    distinct_share = len(counts) / len(stems)
+    return (repeated_pair and distinct_share < 0.75) or (thrice and distinct_share < 0.7)
+
+
+def _stem(word: str) -> str:
+    found = content_stems(word)
+    return next(iter(found)) if found else ""
+
+
+def _echoes(body: str, question: str) -> bool:
+    """Nothing but the question's words (and words that add no fact) in another order."""
+    stems = content_stems(body)
+    asked = content_stems(question)
+    new = stems - asked - _GENERIC
+    numbers = set(_NUMBER.findall(body)) - set(_NUMBER.findall(question))
+    return len(stems & asked) >= ECHO_WORDS and len(new) <= 1 and not numbers
+
+
+def facts_in(text: str, in_names: bool = False) -> list[Fact]:
+    """The numbers of a text with their unit's class and the content words around them; a
+    number inside a name ("Mixtral-8x7B", "Llama-2", "A100") is the name's, not a fact, unless
+    `in_names` (what a source gives: "A100-80GB" gives 80 GB)."""
+    tokens = list(_TOKEN.finditer(text))
+    found = []
+    for match in _NUMBER.finditer(text):
+        token = next((t for t in tokens if t.start() <= match.start() < t.end()), None)
+        if token is not None and token.group()[0].isalpha() and not in_names:
+            continue
+        value = _value(match.group())
+        if value is None:
+            continue
+        unit_match = _UNIT_AFTER.match(text, match.end())
+        unit = _unit_word(unit_match.group(1)) if unit_match else ""
+        place = next((i for i, t in enumerate(tokens) if t.start() >= match.start()), len(tokens))
+        around = tokens[max(0, place - NEAR_NUMBER_WORDS) : place + NEAR_NUMBER_WORDS + 1]
+        near = frozenset(
+            _plain_stem(part)
+            for t in around
+            for part in t.group().split("-")
+            if part and not any(c.isdigit() for c in part) and part.lower() not in _NEAR_STOP
+        )
+        found.append(
+            Fact(value, unit, near - {""}, in_name=token is not None and token.group()[0].isalpha())
+        )
+    for match in _NUMBER_WORD.finditer(text):
+        place = next((i for i, t in enumerate(tokens) if t.start() >= match.start()), len(tokens))
+        around = tokens[max(0, place - NEAR_NUMBER_WORDS) : place + NEAR_NUMBER_WORDS + 1]
+        near = frozenset(_plain_stem(t.group()) for t in around if t.group().isalpha())
+        value = _NUMBER_WORDS.get(match.group().lower(), 2.0)
+        if match.group().lower() in _NUMBER_WORDS or in_names:
+            found.append(Fact(value, "", near - {"", _plain_stem(match.group())}))
+    return found
+
+
+def _value(raw: str) -> float | None:
+    thousands = re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", raw)
+    try:
+        return float(raw.replace(",", "")) if thousands else float(raw.split(",")[0])
+    except ValueError:
+        return None
+
+
+def _plain_stem(word: str) -> str:
+    """A word as numbers' neighbours are compared: lowered, a plural as its singular, its
+    first six letters ("tokens" and "token", "nodes" and "node" alike)."""
+    lowered = word.lower()
+    if len(lowered) > 3 and lowered.endswith("s"):
+        lowered = lowered[:-1]
+    return lowered[:6] if len(lowered) > 2 else ""
+
+
+def _unit_word(unit: str) -> str:
+    """The class of a unit: "time" for ms and hours alike, "times" for × and x, "percent"."""
+    lowered = unit.lower()
+    if lowered in _UNIT_CLASS:
+        return _UNIT_CLASS[lowered]
+    if lowered.rstrip("s") in _UNIT_CLASS:
+        return _UNIT_CLASS[lowered.rstrip("s")]
+    if lowered.endswith(("b", "b/s")) and len(lowered) <= 4:
+        return unit.upper()
+    return lowered.rstrip("s")
+
+
+def fact_fault(
+    sentence: str,
+    window: str,
+    title: str = "",
+    question: str = "",
+    similarity: Similarity | None = None,
+) -> str:
+    """The fact of the sentence the window does not hold as stated, or "". The question's own
+    numbers are the asker's, not the sentence's claim."""
+    body = _ANSWER_WORD.sub("", strip_citations(sentence))
+    fault = _number_fault(body, f"{window} {title}", question)
+    if fault:
+        return fault
+    if _flipped(body, window):
+        return "states the opposite direction of its source"
+    negation = _negation_fault(body, window)
+    if negation:
+        return negation
+    if _cause_unborne(body, window, similarity):
+        return "states a cause or mechanism its source does not"
+    return ""
+
+
+def _cause_unborne(body: str, window: str, similarity: Similarity | None) -> bool:
+    """The sentence gives a cause or a means ("because ...", "which lets ...") whose own words
+    the window does not hold: a small model joins true facts with a reason it made up."""
+    match = _CAUSE_STATED.search(body)
+    if not match:
+        return False
+    reason = body[match.end() :]
+    wanted = content_stems(reason)
+    if len(wanted) < CAUSE_MIN_WORDS:
+        return False
+    share = len(wanted & content_stems(window)) / len(wanted)
+    if share >= CAUSE_WORD_SHARE:
+        return False
+    closeness = float(similarity(reason, [window])[0]) if similarity is not None else 0.0
+    return not (share >= PARAPHRASE_WORD_SHARE and closeness >= CAUSE_SIMILARITY)
+
+
+def _number_fault(body: str, source: str, question: str) -> str:
+    held = facts_in(source, in_names=True)
+    asked = {fact.value for fact in facts_in(question, in_names=True)}
+    stated = facts_in(body)
+    for fact in stated:
+        if fact.value in asked:
+            continue
+        same = [h for h in held if _same_value(fact.value, h.value)]
+        if not same:
+            return f"states {_show(fact.value)}, which its source does not give"
+        fitting = [
+            h
+            for h in same
+            if (not fact.unit or not h.unit or h.unit == fact.unit)
+            and (not h.in_name or (fact.unit and h.unit == fact.unit))
+        ]
+        if not fitting:
+            return f"states {_show(fact.value)} in another unit than its source"
+        others = [h for h in held if not any(_same_value(f.value, h.value) for f in stated)]
+        if _bound_elsewhere(fact, fitting, others):
+            return f"states {_show(fact.value)} of something else than its source does"
+    return ""
+
+
+def _bound_elsewhere(fact: Fact, same: list[Fact], others: list[Fact]) -> bool:
+    """The words around the sentence's number are those around another number of the source
+    that the sentence does not state, not around this one: a value moved onto another quantity
+    ("k=4 for 12GB GPUs")."""
+    if any(fact.near & h.near for h in same):
+        return False
+    return any(len(fact.near & other.near) >= BOUND_WORDS for other in others)
+
+
+def _show(value: float) -> str:
+    return f"{value:g}"
+
+
+def _same_value(stated: float, given: float) -> bool:
+    if stated == given:
+        return True
+    text = f"{stated:g}"
+    places = len(text.split(".")[1]) if "." in text else 0
+    return round(given, places) == stated
+
+
+def _change_base(word: str) -> str:
+    """The base of a change word ("reduced": reduc), or "" for any other word."""
+    lowered = word.lower()
+    if lowered in _ALIASES:
+        return _ALIASES[lowered]
+    if lowered in _CHANGE_BASES:
+        return lowered
+    for suffix in _SUFFIXES:
+        stem = lowered[: -len(suffix)]
+        if lowered.endswith(suffix) and len(stem) >= 3 and stem in _CHANGE_BASES:
+            return stem
+    return ""
+
+
+def _direction(text: str) -> set[int]:
+    """The senses of the changes a text states: +1 for a gain (faster, lower latency), -1 for
+    a loss (slower, higher latency)."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    return {_sense(words, i) for i, w in enumerate(words) if _change_base(w)}
+
+
+def _negation_fault(body: str, window: str) -> str:
+    """The sentence denies what the window states plainly ("does not evict" where the source
+    evicts), or states plainly what the window denies; a word both deny, or only one holds, is
+    no fault."""
+    if not _NEGATORS.search(body) and not _NEGATORS.search(window):
+        return ""
+    if _denied_plainly(body, window):
+        return "denies what its source states"
+    if _denied_plainly(window, body):
+        return "drops the negation of its source"
+    return ""
+
+
+def _denied_plainly(denier: str, other: str) -> bool:
+    """Most of what one negation of `denier` denies is in `other`, nowhere under a negation."""
+    words = _WORD.findall(other)
+    stems = [_plain_stem(w) for w in words]
+    for governed in _governed(denier):
+        places = {g: [i for i, s in enumerate(stems) if s == g] for g in governed}
+        held = [g for g in governed if places[g]]
+        if len(held) * 2 < len(governed) or not held:
+            continue
+        if not any(_negated_at(words, i) for g in held for i in places[g]):
+            return True
+    return False
+
+
+def _governed(text: str) -> list[list[str]]:
+    """For each negation, the content words of the clause after it that it denies."""
+    found = []
+    for match in _NEGATORS.finditer(text):
+        clause = re.split(r"[,;:.()]", text[match.end() : match.end() + 80])[0]
+        words = [w for w in _WORD.findall(clause) if w.lower() not in _SCOPE_SKIP]
+        stems = [_plain_stem(w) for w in words[:NEGATED_WORDS]]
+        if any(stems):
+            found.append([s for s in stems if s])
+    return found
+
+
+def _negated_at(words: list[str], index: int) -> bool:
+    before = " ".join(words[max(0, index - NEGATION_REACH) : index])
+    return bool(_NEGATORS.search(before))
+
+
+def _flipped(body: str, window: str) -> bool:
+    """A change word of the sentence whose opposite the window uses instead, with the opposite
+    sense once what it changes is read (lower latency is a gain, lower throughput a loss)."""
+    words = [w.lower() for w in _WORD.findall(body)]
+    source = [w.lower() for w in _WORD.findall(window)]
+    bases = [_change_base(w) for w in source]
+    present = set(bases)
+    for index, word in enumerate(words):
+        base = _change_base(word)
+        opposites = _OPPOSITE.get(base, set())
+        if not base or base in present or not opposites & present:
+            continue
+        place = next(i for i, b in enumerate(bases) if b in opposites)
+        if _sense(words, index) != _sense(source, place):
+            return True
+    return False
+
+
+def _sense(words: list[str], index: int) -> int:
+    """+1 when the change word at `index` is a gain, -1 when a loss: a quantity going down is a
+    gain when lower is better for it (latency, memory, cost), a gain word after "less" a loss."""
+    base = _change_base(words[index])
+    if base in _GOOD or base in _BAD:
+        sign = 1 if base in _GOOD else -1
+        return -sign if index and words[index - 1] in _TURNING else sign
+    sign = 1 if base in _UP else -1
+    around = (
+        words[max(0, index - METRIC_REACH) : index] + words[index + 1 : index + 1 + METRIC_REACH]
+    )
+    if any(_LOWER_IS_BETTER.match(w) for w in around):
+        sign = -sign
+    return sign
+
+
+def word_share(sentence: str, window: str) -> float:
+    wanted = content_stems(strip_citations(sentence))
+    return len(wanted & content_stems(window)) / len(wanted) if wanted else 1.0
+
+
+def carries(share: float, similarity: float | None, words: int = 0, numbers: int = 0) -> bool:
+    """Whether a window with this share of the sentence's `words` content words, this close in
+    meaning, bears it out (its facts, `numbers` of them, checked apart). A short sentence, or
+    one made of numbers, is judged by its words and facts: embeddings say little of either."""
+    by_words = words <= SHORT_WORDS or numbers >= FACTS_ENOUGH
+    if similarity is None or (by_words and share >= MIN_WORD_SHARE):
+        return share >= MIN_WORD_SHARE
+    if share >= MIN_WORD_SHARE and similarity >= MIN_SIMILARITY:
+        return True
+    return share >= PARAPHRASE_WORD_SHARE and similarity >= PARAPHRASE_SIMILARITY
+
+
+VECTOR_CACHE = 4096  # sentence vectors kept: a bundle's windows are held against many sentences
+
+
+@functools.cache
+def shipped_similarity() -> Similarity | None:
+    """Cosines by the shipped sentence embeddings, each text embedded once (None when the
+    model is not installed: sentences are then held by their words and facts alone)."""
+    try:
+        embedder = load_embedder()
+    except EmbeddingError:
+        return None
+    vectors: dict[str, np.ndarray] = {}
+
+    def similarity(text: str, others: list[str]) -> Sequence[float]:
+        missing = [t for t in dict.fromkeys([text, *others]) if t not in vectors]
+        if len(vectors) + len(missing) > VECTOR_CACHE:
+            vectors.clear()
+            missing = list(dict.fromkeys([text, *others]))
+        if missing:
+            vectors.update(zip(missing, embedder.embed(missing), strict=True))
+        base = vectors[text]
+        return [float(vectors[other] @ base) for other in others]
+
+    return similarity

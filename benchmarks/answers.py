@@ -35,14 +35,17 @@ from retrieval import QUESTIONS, build_workspace, paper_ids_by_file
 
 from frontier.llm.client import LLM
 from frontier.store.retrieval import paper_dates
+from frontier.synthesize.answering import Answering, candidates, rank
 from frontier.synthesize.ask import (
     ASK_PASSAGES,
+    EMBEDDED_BUNDLE_TOKENS,
     Answer,
     answer_over,
     budget_for,
     build_bundle,
     supporting,
     widened,
+    with_pages,
 )
 from frontier.synthesize.bundle import Bundle, passage_bundle
 from frontier.synthesize.citations import check_citations, cited_numbers
@@ -52,9 +55,16 @@ from frontier.synthesize.grounding import (
     split_sentences,
     unsupported_numbers,
 )
+from frontier.synthesize.meaning import shipped_similarity
 from frontier.synthesize.retrieve import Retriever
 
 OFFLINE_BUDGET = 6000  # bundle tokens for the model-free measures (the embedded model's room)
+EVIDENCE_ENDS = 30  # characters of an evidence fragment's start or end that place it
+
+
+def ranked_answering(bundle: Bundle, question: str) -> list[Answering]:
+    """Every candidate sentence of the bundle's pages, best answer first."""
+    return rank(question, candidates(bundle, bundle.pages), shipped_similarity())
 
 
 def cites_answer_page(text: str, bundle: Bundle, paper_id: str, pages: set[int]) -> bool:
@@ -136,8 +146,12 @@ def _kind(reason: str) -> str:
     return "cites nothing, no source sentence bears it out"
 
 
-def offline_bundles(conn: sqlite3.Connection, items: list[dict]) -> list[tuple[Bundle, Bundle]]:
-    """Per question, the bundle of chunks alone and the one `ask` sends (reaching past them)."""
+def offline_bundles(
+    conn: sqlite3.Connection, items: list[dict], budget: int = 0
+) -> list[tuple[Bundle, Bundle]]:
+    """Per question, the bundle of chunks alone and the one `ask` sends (reaching past them),
+    with its sources' pages."""
+    budget = budget or OFFLINE_BUDGET
     retriever = Retriever(conn)
     pairs = []
     for item in items:
@@ -146,8 +160,8 @@ def offline_bundles(conn: sqlite3.Connection, items: list[dict]) -> list[tuple[B
         wide = widened(conn, item["question"], passages)
         pairs.append(
             (
-                passage_bundle(passages, dates, OFFLINE_BUDGET),
-                passage_bundle(wide, dates, OFFLINE_BUDGET),
+                passage_bundle(passages, dates, budget),
+                with_pages(conn, passage_bundle(wide, dates, budget)),
             )
         )
     return pairs
@@ -200,6 +214,29 @@ def hand_written_answers(
     )
 
 
+def evidence_in(evidence: str, text: str) -> bool:
+    """The evidence fragment is in the sentence, or begins or ends it (a fragment may run on
+    into the next sentence)."""
+    fragment, flat = _flat(evidence), _flat(text)
+    head, tail = fragment[:EVIDENCE_ENDS], fragment[-EVIDENCE_ENDS:]
+    return fragment in flat or (len(fragment) > EVIDENCE_ENDS and (head in flat or tail in flat))
+
+
+def answering_holds_evidence(items: list[dict], pairs: list[tuple[Bundle, Bundle]]) -> int:
+    """How often the question's evidence is among the answering sentences code finds (the
+    top 3 of the sources' pages), against the quotes an uncited answer was given before."""
+    found = before = 0
+    for item, (_, bundle) in zip(items, pairs, strict=True):
+        top = ranked_answering(bundle, item["question"])[:3]
+        found += any(evidence_in(item["evidence"], a.text) for a in top)
+        before += evidence_in(item["evidence"], closest_sentences(bundle, item["question"]))
+    print(
+        f"evidence among the top 3 answering sentences: {found} of {len(items)} "
+        f"(the closest-sentence quotes: {before})"
+    )
+    return found
+
+
 def quotes_on_answer_pages(
     ids: dict[str, str], items: list[dict], pairs: list[tuple[Bundle, Bundle]]
 ) -> None:
@@ -230,6 +267,11 @@ def main() -> int:
         with contextlib.closing(ws.connect()) as conn:
             pairs = offline_bundles(conn, items)
             evidence_reach(items, pairs)
+            answering_holds_evidence(items, pairs)
+            print(
+                f"  with the bundle the embedded model is sent ({EMBEDDED_BUNDLE_TOKENS} tokens):"
+            )
+            answering_holds_evidence(items, offline_bundles(conn, items, EMBEDDED_BUNDLE_TOKENS))
             hand_written_answers(ids, items, pairs)
             quotes_on_answer_pages(ids, items, pairs)
             if args.offline:

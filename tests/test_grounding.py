@@ -177,18 +177,17 @@ def test_a_lead_in_whose_continuation_went_goes_too() -> None:
         "The scheduler does this:\n"
         "- It preempts whole sequences and swaps them to CPU memory [1]."
     )
-    assert [(d.sentence, d.reason) for d in grounded.dropped][-2:] == [
-        ("Specifically:", "leads in to sentences that were removed"),
-        ("Its steps are:", "leads in to sentences that were removed"),
-    ]
+    reasons = {d.sentence: d.reason for d in grounded.dropped}
+    assert reasons["Its steps are:"] == "leads in to sentences that were removed"
+    assert reasons["Specifically:"].startswith("says nothing of its own")  # it goes either way
 
 
 def test_an_answer_without_citations_gets_cited_quotes_from_the_sources() -> None:
     question = "How do serving systems place prefill and manage KV cache memory?"
     grounded = ground_answer("Both differ.", bundle(), question)
     assert grounded.quoted
-    head, quoted = grounded.text.split("\n\n")
-    assert head == "Both differ."
+    assert [d.sentence for d in grounded.dropped] == ["Both differ."]  # it says nothing
+    quoted = grounded.text.split("\n\n")[-1]
     quotes = quoted.split("\n")[1:]
     assert all(line.startswith('- "') for line in quotes)
     assert [cited_numbers(line) for line in quotes] == [[1], [2]]  # the best of each source

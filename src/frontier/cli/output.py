@@ -19,7 +19,7 @@ from rich.text import Text
 
 if TYPE_CHECKING:  # imported where used: a command pays only for what it prints
     from frontier.intake.report import Report
-    from frontier.llm.records import ChatResult
+    from frontier.llm.records import ChatResult, Usage
     from frontier.synthesize.ask import Answer
     from frontier.synthesize.grounding import Dropped
     from frontier.synthesize.researchmap import ResearchMap
@@ -511,6 +511,40 @@ def print_answer(console: Console, answer: Answer, think: bool, many: bool) -> N
     print_removed_sentences(console, answer.dropped)
     if result:
         print_token_summary(console, result, answer.prompt_tag)
+
+
+def print_thinking_compared(console: Console, answers: list[Answer]) -> None:
+    """The same question answered without and with reasoning, then what each cost."""
+    for answer in answers:
+        rule(console, "with reasoning" if answer.thinking else "without reasoning")
+        if answer.thinking and answer.result and answer.result.reasoning:
+            console.print("[dim]reasoning:[/]")
+            plain(console, answer.result.reasoning)
+            console.print("[dim]answer:[/]")
+        plain(console, answer.text)
+        print_removed_sentences(console, answer.dropped)
+    table = Table(title="Reasoning off against on")
+    for column in ("", "off", "on"):
+        table.add_column(column, justify="right" if column else "left")
+    off, on = answers[0], answers[-1]
+    for label, value in (
+        ("prompt tokens", lambda a: f"{_usage(a).prompt_tokens:,}"),
+        ("completion tokens", lambda a: f"{_usage(a).completion_tokens:,}"),
+        ("reasoning tokens", lambda a: f"{_usage(a).reasoning_tokens:,}"),
+        ("seconds", lambda a: f"{a.seconds:.1f}"),
+        ("cost (USD)", lambda a: f"{a.cost_usd:.4f}"),
+        ("sentences removed", lambda a: str(len(a.dropped))),
+    ):
+        table.add_row(label, value(off), value(on))
+    console.print(table)
+    extra = _usage(on).completion_tokens - _usage(off).completion_tokens
+    console.print(f"extra completion tokens spent reasoning: {extra:+,}")
+
+
+def _usage(answer: Answer) -> Usage:
+    from frontier.llm.records import Usage
+
+    return answer.result.usage if answer.result else Usage()
 
 
 def print_removed_sentences(console: Console, dropped: list[Dropped]) -> None:

@@ -32,6 +32,14 @@ def ask(
         typer.Option("--follow-up", help="Ask over the sources of the previous answer."),
     ] = False,
     think: ThinkOpt = False,
+    compare_thinking: Annotated[
+        bool,
+        typer.Option(
+            "--compare-thinking",
+            help="Answer the question with reasoning off and on, side by side, with the tokens, "
+            "time and cost of each.",
+        ),
+    ] = False,
     json_out: JsonTextOpt = False,
 ) -> None:
     """Answer from the KB with [n] citations to paper and page (hybrid retrieval)."""
@@ -41,7 +49,13 @@ def ask(
     opts = options(ctx)
     try:
         request = synth.AskRequest(
-            questions or [], topic, preset, follow_up, think, use_cache=opts.use_cache
+            questions or [],
+            topic,
+            preset,
+            follow_up,
+            think,
+            use_cache=opts.use_cache,
+            compare_thinking=compare_thinking,
         )
         answers = synth.ask(opts.workspace, request)
     except LLMFailure as failure:
@@ -49,6 +63,8 @@ def ask(
         raise typer.Exit(1) from None
     if json_out:
         output.print_json(opts.console, [a.to_dict() for a in answers])
+    elif compare_thinking:
+        output.print_thinking_compared(opts.console, answers)
     else:
         for answer in answers:
             output.print_answer(opts.console, answer, think, many=len(answers) > 1)

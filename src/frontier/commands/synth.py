@@ -44,6 +44,7 @@ class AskRequest:
     follow_up: bool = False
     think: bool = False
     use_cache: bool = True
+    compare_thinking: bool = False  # the first question with reasoning off, then on
 
 
 @dataclass
@@ -93,6 +94,8 @@ def _check_request(ws: Workspace, request: AskRequest, need_question: bool = Tru
         raise AskError("give a question, or a --preset to run over the KB")
     if request.follow_up and request.preset:
         raise AskError("--follow-up reuses an earlier bundle; it does not combine with --preset")
+    if request.compare_thinking and (len(request.questions) != 1 or request.preset):
+        raise AskError("--compare-thinking answers one question, without a --preset")
 
 
 async def _answer_all(
@@ -106,18 +109,27 @@ async def _answer_all(
         answers = []
         # one at a time: they share the bundle, and llama-server keeps a prefix per slot, so a
         # question sent beside another would evaluate the bundle again in a slot of its own
-        for question in request.questions or [""]:
+        for question, think in _asked(request):
             answer = await answer_over(
                 llm,
                 settings.field.name,
                 question,
                 bundle,
                 preset=request.preset,
-                think=request.think,
+                think=think,
             )
             save_answer(conn, answer, run.id, request.topic or "", request.preset)
             answers.append(answer)
         return answers
+
+
+def _asked(request: AskRequest) -> list[tuple[str, bool]]:
+    """Each question with whether the model reasons on it: the first twice, without and with
+    reasoning, when the two are compared."""
+    questions = request.questions or [""]
+    if request.compare_thinking:
+        return [(questions[0], False), (questions[0], True)]
+    return [(question, request.think) for question in questions]
 
 
 def _first_bundle(ws: Workspace, conn: sqlite3.Connection, llm: LLM, request: AskRequest) -> Bundle:

@@ -35,6 +35,12 @@ W_NEAR = 3.3  # the most of those words within one run of PROXIMITY_WORDS
 W_MEANING = 3.8  # cosine of the sentence's embedding with the question's
 W_BESIDE = 0.8  # the best cosine of the sentences beside it
 W_KIND = 2.5  # holds the kind of answer asked for
+W_LACKS_KIND = -2.0  # the question asks for a specific kind (SPECIFIC_KINDS) it does not hold
+SPECIFIC_KINDS = frozenset({"hardware", "quantity", "model"})
+W_NAMED_KIND = (
+    2.0  # more for naming an accelerator or a model when asked which: a name is the answer
+)
+NAMED_KINDS = frozenset({"hardware", "model"})
 W_ASKED = 1.3  # holds the words right after the question's "what" / "which"
 W_SUBJECT = 0.45  # the question's names in it, beside it or in its paper's title
 W_NEW_NUMBER = 1.2  # a number the question does not give
@@ -47,6 +53,39 @@ PROXIMITY_WORDS = 12
 SHOWN_MARGIN = 1.5  # a second or third sentence is shown when it scores this close to the best
 GENERIC_KIND = 0.4  # what an answer of a kind counts when it only names it ("GPUs", "a cluster")
 _WORD = re.compile(r"[^\W_]+")
+# words that frame a question ("evaluated on", "did they use") rather than name its topic, as
+# `content_words` cuts them (five letters)
+_FRAME = frozenset(
+    [
+        "evalu",
+        "used",
+        "using",
+        "run",
+        "ran",
+        "measu",
+        "repor",
+        "perfo",
+        "exper",
+        "setup",
+        "show",
+        "shown",
+        "propo",
+        "paper",
+        "autho",
+        "achie",
+        "study",
+        "studi",
+        "work",
+        "works",
+        "get",
+        "gets",
+        "give",
+        "gives",
+        "make",
+        "makes",
+    ]
+)
+FRAME_WEIGHT = 0.3
 _CELL_NUMBER = re.compile(r"^[±~≈<>(]?[-+]?\d[\d,.]*(?:[%×x]|[KMGT]?B|ms|s)?[)*†]?$")
 _CAPTION = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)\s*\d+[.:]", re.IGNORECASE)
 _HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+[A-Z][\w -]{0,60}$")
@@ -144,7 +183,7 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
         "setting",
         re.compile(
             r"\bdefault\b|\bconfigur|\bset\b|\bsetting|\bthreshold\b|\bhyperparameter|"
-            r"\bwhat (?:\w+ )?(?:size|value|rank|length|data|dataset)\b|\bwhich\b",
+            r"\bwhat (?:\w+ )?(?:size|value|rank|length|data|dataset)\b",
             re.IGNORECASE,
         ),
         _SETTING,
@@ -320,7 +359,10 @@ class _Features:
         self.focus = content_stems(focus.group(1)) if focus else set()
         self.words = [{w[:5] for w in _WORD.findall(c.text.lower())} & wanted for c in found]
         counts = Counter(word for words in self.words for word in words)
-        self.weight = {w: math.log(1 + len(found) / (1 + counts[w])) for w in wanted}
+        self.weight = {
+            w: math.log(1 + len(found) / (1 + counts[w])) * (FRAME_WEIGHT if w in _FRAME else 1)
+            for w in wanted
+        }
         self.total = sum(self.weight.values()) or 1.0
         titles = {w[:5] for c in found for w in _WORD.findall(c.title.lower())}
         subject = {s[:5] for s in self.subjects} | titles
@@ -345,6 +387,8 @@ class _Features:
             + W_MEANING * self.meaning[index]
             + W_BESIDE * self._beside(index)
             + W_KIND * _kind_score(self.asked, text)
+            + W_LACKS_KIND * self._lacks_kind(text)
+            + W_NAMED_KIND * self._names_kind(text)
             + W_ASKED * (len(self.focus & stems) / len(self.focus) if self.focus else 0.0)
             + W_SUBJECT * (_subject_share(self.subjects, candidate) if self.subjects else 1.0)
             + W_NEW_NUMBER * bool(set(_NUMBER.findall(text)) - self.question_numbers)
@@ -357,6 +401,16 @@ class _Features:
         if not stems - self.question_stems:
             score -= W_MEANING  # the question's own words again: no answer
         return score
+
+    def _names_kind(self, text: str) -> bool:
+        """The question asks which accelerator or model, and the sentence names one."""
+        first = self.asked[0] if self.asked else ""
+        return first in NAMED_KINDS and holds_kind(first, text)
+
+    def _lacks_kind(self, text: str) -> bool:
+        """The question asks for a hardware, a quantity or a model and the sentence holds none."""
+        first = self.asked[0] if self.asked else ""
+        return first in SPECIFIC_KINDS and not holds_kind(first, text)
 
     def _nearest(self, text: str) -> float:
         """The most weight of the question's topical words within one short run of words."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -37,6 +38,7 @@ PRESET_PAPERS = 12
 # citations; a longer reply is cut by the check anyway, and every token costs time on a CPU
 ANSWER_SENTENCES = 3
 ANSWER_TOKENS = 200
+EMBEDDED_BUNDLE_TOKENS = 2500  # prompt tokens the embedded model reads in about 10 s on 2 cores
 QUOTED_SHARE = 0.8  # of a written sentence's words in one shown quote: it says the quote again
 QUOTE_REPEAT = "says again a source sentence shown above it"
 
@@ -55,6 +57,9 @@ class Answer:
     prompt_tag: str = ""
     ask_id: int | None = None
     answering: list[Answering] = field(default_factory=list)  # the sentences that answer, first
+    thinking: bool = False
+    seconds: float = 0.0  # the model call's wall time
+    cost_usd: float = 0.0  # its tokens at the configured prices
 
     def to_dict(self) -> dict[str, object]:
         usage = self.result.usage if self.result else None
@@ -84,6 +89,9 @@ class Answer:
             "prompt_version": self.prompt_tag,
             "reasoning": self.result.reasoning if self.result else "",
             "usage": usage.__dict__ if usage else {},
+            "thinking": self.thinking,
+            "seconds": round(self.seconds, 2),
+            "cost_usd": self.cost_usd,
         }
 
 
@@ -190,6 +198,7 @@ async def answer_over(
     prompt = prompt_for(preset)
     answering = answering_sentences(bundle, question)
     messages = _messages(prompt, field_name, question, bundle, answering)
+    started = time.perf_counter()
     result = await llm.chat(
         messages,
         purpose=f"ask:{preset or 'answer'}",
@@ -197,7 +206,20 @@ async def answer_over(
         think=think,
         max_tokens=_reply_tokens(llm, preset, think),
     )
-    return _checked(question, bundle, result, prompt.tag, answering)
+    answer = _checked(question, bundle, result, prompt.tag, answering)
+    answer.thinking, answer.seconds = think, time.perf_counter() - started
+    answer.cost_usd = _cost(llm, result)
+    return answer
+
+
+def _cost(llm: LLM, result: ChatResult) -> float:
+    """The reply's tokens at the configured prices (0 for a local model)."""
+    usage = result.usage
+    return round(
+        usage.prompt_tokens / 1e6 * llm.settings.price_prompt_per_m
+        + usage.completion_tokens / 1e6 * llm.settings.price_completion_per_m,
+        6,
+    )
 
 
 def _reply_tokens(llm: LLM, preset: str, think: bool) -> int:
@@ -350,4 +372,7 @@ def bundle_of_ask(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, Bu
 
 
 def budget_for(llm: LLM) -> int:
-    return token_budget(llm.context_size, llm.settings.max_output_tokens)
+    """The bundle's tokens: what the model's window leaves, and on the embedded model no more
+    than it reads in a few seconds (the answering sentences are sought in whole pages anyway)."""
+    budget = token_budget(llm.context_size, llm.settings.max_output_tokens)
+    return min(budget, EMBEDDED_BUNDLE_TOKENS) if llm.embedded else budget

@@ -45,6 +45,7 @@ FRAGMENT = "a fragment, not a sentence"
 HEADING = "a heading"
 AUTHORS = "an author or affiliation line"
 REFERENCE = "a reference-list entry"
+FILLER = "says nothing of its own (the question, the answer, the sources)"
 
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
@@ -294,6 +295,7 @@ _NEAR_STOP = frozenset(
 )
 _TOKEN = re.compile(r"\S+")
 FRAGMENT_WORDS = 2  # fewer words than this are no sentence
+UNENDED_WORDS = 5  # fewer words than this, without a full stop, are no sentence either
 ECHO_WORDS = 2  # the question's content words a sentence must repeat to be an echo of it
 _NUMBER_WORDS = {
     "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0,
@@ -324,7 +326,8 @@ _GENERIC = frozenset(
         "use uses used value values reason reasons chosen choose choice particular specific "
         "certain approach method system paper authors author study work way ways question "
         "answer several various different some default result results amount number aspect "
-        "important key main design given also indeed case"
+        "important key main design given also indeed case provided document documents "
+        "source sources based following follows"
     )
 )
 
@@ -343,6 +346,8 @@ def says_nothing(sentence: str, question: str = "") -> str:
     """Why the sentence says nothing a reader can use, or ""."""
     body = strip_citations(sentence).strip()
     words = _WORD.findall(body)
+    if words and not content_stems(body) - _GENERIC and not _NUMBER.search(body):
+        return FILLER
     if body.endswith(":"):
         return ""  # a lead-in: it stands or goes with what it leads in to
     for test, reason in (
@@ -403,6 +408,8 @@ def _is_bare_list(body: str, words: list[str]) -> bool:
 def _is_fragment(body: str, words: list[str]) -> bool:
     if len(words) < FRAGMENT_WORDS or _CAPTION.match(body):
         return True
+    if len(words) < UNENDED_WORDS and not body.endswith((".", "!", "?", ")")):
+        return True  # the cut-off end of a reply, or a label
     first = words[0]
     if first.lower() in _STOPWORDS_START and first[0].islower():
         return True

@@ -30,6 +30,7 @@ from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
 from frontier.synthesize.meaning import (
     PARAPHRASE_WORD_SHARE,
+    REPORTING_STEMS,
     Similarity,
     carries,
     fact_fault,
@@ -296,7 +297,7 @@ class _SentenceCheck:
         numbers = missing_numbers(sentence, self.given(beside))
         if numbers and beside:
             return f"states {', '.join(numbers)}, which the sources cited beside it do not give"
-        if numbers:
+        if numbers and missing_numbers(sentence, self.given(sorted(self.valid))):
             return f"states {', '.join(numbers)} without citing a source"
         return self.last_fault or "cites no source, and no source sentence bears it out"
 
@@ -358,7 +359,7 @@ class _SentenceCheck:
     ) -> bool:
         """Most words the closest window lacks stand in other sentences of the same sources: a
         sentence assembled from a page's words, not one saying the window's fact in its own."""
-        missing = _stems(text) - carrier.stems
+        missing = _stems(text) - carrier.stems - REPORTING_STEMS
         elsewhere = set().union(*(w.stems for w in windows)) if windows else set()
         borrowed = missing & elsewhere
         least = BORROWED_WORDS + most  # a window holding most of the words may lack a few more

@@ -330,6 +330,13 @@ _GENERIC = frozenset(
         "source sources based following follows"
     )
 )
+# words that report rather than state: a sentence may bring them from anywhere on the page
+REPORTING_STEMS = frozenset(
+    content_stems(
+        "evaluation evaluated results show shows demonstrate demonstrates experiments experiment "
+        "observe finds found overall paper authors"
+    )
+)
 
 
 @dataclass(frozen=True)

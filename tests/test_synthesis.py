@@ -323,3 +323,33 @@ def test_embedded_answers_lead_with_answering_sentences_and_show_none_that_say_n
                     )
         if "DistServe" in question:
             assert re.search(r"\bA100\b", answer["answer"]), answer["answer"]
+
+
+def test_compare_thinking_answers_twice_with_the_tokens_of_each(pdf_kb: Path) -> None:
+    answer = "PagedAttention keeps the KV cache in fixed-size blocks [1]."
+    replies = [Reply(content=answer), Reply(content=answer, reasoning="First the blocks.")]
+    with FakeOpenAI(replies) as server:
+        env = {"FRONTIER_LLM__BASE_URL": server.url, "FRONTIER_LLM__BACKEND": "vllm"}
+        question = "How does vLLM keep KV cache memory from being wasted?"
+        result = run_cli(
+            "-w",
+            str(pdf_kb),
+            "--no-cache",
+            "ask",
+            "--compare-thinking",
+            question,
+            "--json",
+            env=env,
+        )
+        assert result.code == 0, result.err
+        off, on = result.json()
+        assert (off["thinking"], on["thinking"]) == (False, True)
+        assert on["reasoning"] == "First the blocks." and not off["reasoning"]
+        assert off["usage"]["prompt_tokens"] > 0 and off["seconds"] >= 0
+        assert off["answering_sentences"] == on["answering_sentences"]  # the same sources
+        printed = run_cli("-w", str(pdf_kb), "ask", "--compare-thinking", question, env=env)
+        assert printed.code == 0, printed.err
+        assert "without reasoning" in printed.out and "with reasoning" in printed.out
+        assert "reasoning tokens" in printed.out and "cost (USD)" in printed.out
+        both = run_cli("-w", str(pdf_kb), "ask", "--compare-thinking", question, "again?", env=env)
+        assert both.code != 0 and "one question" in both.err

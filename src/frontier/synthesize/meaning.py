@@ -87,27 +87,9 @@ _STOPWORDS_START = frozenset(
         "whose",
     ]
 )
-_TRAILING = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "of",
-        "to",
-        "and",
-        "or",
-        "with",
-        "than",
-        "by",
-        "for",
-        "in",
-        "on",
-        "at",
-        "as",
-        "from",
-        "is",
-        "are",
-    ]
+# words that end no sentence, and that say nothing of what a number counts
+_FUNCTION_WORDS = frozenset(
+    "the a an of to and or with than by for in on at as from is are was were be".split()  # noqa: SIM905
 )
 # a negation; "not only", "no more than", "none of" (a quantity) and the like deny nothing
 _NEGATORS = re.compile(
@@ -270,29 +252,6 @@ _SCOPE_SKIP = frozenset(
         "necessarily",
     ]
 )
-_NEAR_STOP = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "of",
-        "to",
-        "and",
-        "or",
-        "in",
-        "on",
-        "at",
-        "for",
-        "by",
-        "with",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-    ]
-)
 _TOKEN = re.compile(r"\S+")
 FRAGMENT_WORDS = 2  # fewer words than this are no sentence
 UNENDED_WORDS = 5  # fewer words than this, without a full stop, are no sentence either
@@ -422,7 +381,7 @@ def _is_fragment(body: str, words: list[str]) -> bool:
         return True
     if first[0].islower() and not re.search(r"[A-Z0-9]", first[1:]):
         return True
-    return words[-1].lower() in _TRAILING
+    return words[-1].lower() in _FUNCTION_WORDS
 
 
 _VERB = re.compile(
@@ -492,7 +451,7 @@ def facts_in(text: str, in_names: bool = False) -> list[Fact]:
             _plain_stem(part)
             for t in around
             for part in t.group().split("-")
-            if part and not any(c.isdigit() for c in part) and part.lower() not in _NEAR_STOP
+            if part and not any(c.isdigit() for c in part) and part.lower() not in _FUNCTION_WORDS
         )
         found.append(
             Fact(value, unit, near - {""}, in_name=token is not None and token.group()[0].isalpha())

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import sqlite3
+import threading
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 
@@ -20,13 +23,64 @@ from frontier.workspace import Workspace, open_workspace
 def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -> dict[str, Any]:
     """Run curation inside a recorded run; returns counts and per-paper failures."""
     with contextlib.closing(ws.connect()) as conn, recorded_run(conn, "curate") as run:
-        ctx = asyncio.run(run_curation(ws.settings, conn, run.id, progress, use_cache))
-        found = asyncio.run(flag_conflicts(ws, conn, run.id, use_cache))
+        ctx = run_interruptible(run_curation(ws.settings, conn, run.id, progress, use_cache))
+        found = run_interruptible(flag_conflicts(ws, conn, run.id, use_cache))
         ctx.counts["conflicts flagged"] = found["new"]
         failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
         run.status = "ok" if not failures else "with problems"
         run.summary = {"counts": ctx.counts, "failures": failures}
     return {"run_id": run.id, "counts": ctx.counts, "failures": failures}
+
+
+T = TypeVar("T")
+RECANCEL_SECONDS = 1.0  # how often a Ctrl-C's cancellation is sent again until the run ends
+
+
+def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run`, save that a Ctrl-C is never lost: its cancellation is sent again until
+    the run ends (a library may swallow one: an HTTP client's timeout scope that expires with
+    it), and the run then ends in KeyboardInterrupt. A second Ctrl-C interrupts at once. Only
+    in the main thread, and only where no one else (a Ray of our own) handles Ctrl-C."""
+    interrupted = False
+    ours = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+
+    async def guarded() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+
+        def cancel_again() -> None:
+            if not task.done():
+                task.cancel()
+                loop.call_later(RECANCEL_SECONDS, cancel_again)
+
+        def on_sigint() -> None:
+            nonlocal interrupted
+            interrupted = True
+            loop.remove_signal_handler(signal.SIGINT)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            cancel_again()
+
+        if not ours:
+            return await main
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+        try:
+            return await main
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    try:
+        result = asyncio.run(guarded())
+    except asyncio.CancelledError:
+        if interrupted:
+            raise KeyboardInterrupt from None
+        raise
+    if interrupted:
+        raise KeyboardInterrupt
+    return result
 
 
 async def flag_conflicts(

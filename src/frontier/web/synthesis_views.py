@@ -102,8 +102,14 @@ def ask_view(ctx: Context, form: Mapping[str, str], error: str = "", asking: boo
 def answer_data(answer: Answer) -> dict[str, Any]:
     """The checked answer for its template: sources as a bundle stores them, usage, citations."""
     sources = {s.number: asdict(s) | {"text": None} for s in answer.bundle.sources}
+    quotes, said = [], answer.text
+    if answer.answering:
+        head, _, said = answer.text.partition("\n\n")
+        quotes = head.splitlines()
     return {
         "answer": answer,
+        "quotes": [line.removeprefix("- ") for line in quotes],  # the answering sentences
+        "said": said,  # what the model wrote that the check kept
         "sources": sources,
         "result": answer.result,
         "usage": answer.result.usage if answer.result else None,

@@ -87,6 +87,7 @@ _FRAME = frozenset(
 )
 FRAME_WEIGHT = 0.3
 _CELL_NUMBER = re.compile(r"^[±~≈<>(]?[-+]?\d[\d,.]*(?:[%×x]|[KMGT]?B|ms|s)?[)*†]?$")
+_READ_ROW = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)(?:\s*\d+)? row[,:]", re.IGNORECASE)
 _CAPTION = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)\s*\d+[.:]", re.IGNORECASE)
 _HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+[A-Z][\w -]{0,60}$")
 _REFERENCE = re.compile(
@@ -308,6 +309,12 @@ def _rows(table: list[str], caption: str) -> list[str]:
     return out
 
 
+def is_read_row(text: str) -> bool:
+    """A table's row as `page_units` reads it ("Table 2 row, <label>: <head>: <cell>, ..."),
+    not a sentence of the paper: shown without quotation marks."""
+    return bool(_READ_ROW.match(text))
+
+
 def is_answer_like(sentence: str) -> bool:
     """A sentence a reader can take as an answer: not a heading, an author or affiliation line,
     a reference entry, a caption's bare label or a fragment."""
@@ -319,7 +326,7 @@ def is_answer_like(sentence: str) -> bool:
     words = _WORD.findall(body)
     if len(words) < 5:
         return False
-    if body.startswith("Table") and " row" in body[:40]:
+    if is_read_row(body):
         return True
     return body[0].isupper() or body[0].isdigit() or body[0] in "(\"'“"
 

@@ -17,7 +17,13 @@ from frontier.store.queries import page_texts
 from frontier.store.retrieval import chunk_texts, paper_dates, triaged_papers
 from frontier.store.synthesis import insert_ask, supported_ask_bundle
 from frontier.synthesize import windows
-from frontier.synthesize.answering import Answering, best_answering, candidates, rank
+from frontier.synthesize.answering import (
+    Answering,
+    best_answering,
+    candidates,
+    is_read_row,
+    rank,
+)
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
 from frontier.synthesize.citations import check_citations, strip_citations
 from frontier.synthesize.grounding import Dropped, ground_answer, split_sentences
@@ -270,13 +276,9 @@ def _messages(
 def quote_lines(answering: list[Answering]) -> str:
     """The answering sentences as shown: each quoted (a table's row as read) and cited."""
     return "\n".join(
-        f"- {a.text} [{a.number}]" if _is_row(a.text) else f'- "{a.text}" [{a.number}]'
+        f"- {a.text} [{a.number}]" if is_read_row(a.text) else f'- "{a.text}" [{a.number}]'
         for a in answering
     )
-
-
-def _is_row(text: str) -> bool:
-    return text.startswith(("Table row", "Table ")) and " row" in text[:24]
 
 
 def _checked(

@@ -679,11 +679,6 @@ def _sense(words: list[str], index: int) -> int:
     return sign
 
 
-def word_share(sentence: str, window: str) -> float:
-    wanted = content_stems(strip_citations(sentence))
-    return len(wanted & content_stems(window)) / len(wanted) if wanted else 1.0
-
-
 def carries(share: float, similarity: float | None, words: int = 0, numbers: int = 0) -> bool:
     """Whether a window with this share of the sentence's `words` content words, this close in
     meaning, bears it out (its facts, `numbers` of them, checked apart). A short sentence, or

@@ -27,7 +27,7 @@ from frontier.synthesize.answering import (
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
 from frontier.synthesize.citations import check_citations, strip_citations
 from frontier.synthesize.grounding import Dropped, ground_answer, split_sentences
-from frontier.synthesize.meaning import shipped_similarity
+from frontier.synthesize.meaning import says_nothing, shipped_similarity
 from frontier.synthesize.presets import PRESETS
 from frontier.synthesize.retrieve import Passage, Retriever, word_overlap
 
@@ -154,7 +154,12 @@ def answering_sentences(bundle: Bundle, question: str) -> list[Answering]:
     question: a preset's query asks for no one fact)."""
     if not question.strip():
         return []
-    return best_answering(rank(question, candidates(bundle, bundle.pages), shipped_similarity()))
+    found = [
+        c
+        for c in candidates(bundle, bundle.pages)
+        if is_read_row(c.text) or not says_nothing(c.text, question)
+    ]  # a quote is held to what any shown sentence is: it must say something
+    return best_answering(rank(question, found, shipped_similarity()))
 
 
 def widened(conn: sqlite3.Connection, question: str, passages: list[Passage]) -> list[Passage]:
@@ -287,7 +292,12 @@ def _checked(
     """The answering sentences first; then each sentence of the model's held against the
     sources it cites (one saying a shown quote again goes), then made-up citations out
     (reported whether or not their sentence stayed)."""
-    grounded = ground_answer(result.content.strip(), bundle, question, quotes=bool(answering))
+    written = (
+        _without_cut_end(result.content.strip())
+        if result.finish_reason == "length"
+        else (result.content.strip())
+    )
+    grounded = ground_answer(written, bundle, question, quotes=bool(answering))
     text, repeats = _without_quoted(grounded.text, answering)
     shown = "\n\n".join(filter(None, [quote_lines(answering), text]))
     check = check_citations(shown, bundle.numbers())
@@ -305,6 +315,14 @@ def _checked(
         tag,
         answering=answering,
     )
+
+
+def _without_cut_end(text: str) -> str:
+    """A reply cut off at its token cap without the sentence it was in the middle of."""
+    if text.rstrip().endswith((".", "!", "?", "]")):
+        return text
+    end = max(text.rfind(mark) for mark in (". ", ".\n", "]\n", "] ", "?", "!"))
+    return text[: end + 1] if end >= 0 else ""
 
 
 def _without_quoted(text: str, answering: list[Answering]) -> tuple[str, list[Dropped]]:

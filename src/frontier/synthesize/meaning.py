@@ -279,7 +279,11 @@ _REFERENCE = re.compile(
     r"ATC|NSDI)\s?'?\d{2,4}\b|\bpp\.\s?\d|\bvol\.\s?\d|\bdoi\b",
 )
 _HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.\d*|[IVX]+\.)\s+\S")
-_CAPTION = re.compile(r"^\s*(?:Table|Figure|Fig\.|Tab\.)\s*\d+\s*[:.]", re.IGNORECASE)
+# a caption, or a figure panel's ("Right: speedup over ...")
+_CAPTION = re.compile(
+    r"^\s*(?:(?:Table|Figure|Fig\.|Tab\.)\s*\d+\s*[:.]|(?:Left|Right|Top|Bottom|Middle)\s*:)",
+    re.IGNORECASE,
+)
 _GENERIC = frozenset(
     content_stems(
         "use uses used value values reason reasons chosen choose choice particular specific "

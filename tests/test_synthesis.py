@@ -263,10 +263,13 @@ def assert_citations_resolve(markdown: str, n_papers: int) -> None:
 
 @pytest.mark.slow
 def test_map_and_answer_on_the_embedded_model(pdf_kb: Path) -> None:
-    result = run_cli("-w", str(pdf_kb), "map", "--json", timeout=1500)
+    # two papers: each part of a map is one call whatever the count; more papers only make
+    # the small model's prompts longer
+    result = run_cli("-w", str(pdf_kb), "map", "--limit", "2", "--json", timeout=800)
     assert result.code in (0, 1), result.err  # 1: a part the small model could not write
     data = result.json()
-    assert_citations_resolve(Path(data["path"]).read_text(), len(FILES))
+    assert sum(len(t["members"]) for t in data["themes"]) <= 2
+    assert_citations_resolve(Path(data["path"]).read_text(), 2)
     asked = run_cli("-w", str(pdf_kb), "ask", "How does vLLM reduce KV cache waste?", "--json")
     assert asked.code == 0, asked.err
     (answer,) = asked.json()

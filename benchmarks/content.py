@@ -42,7 +42,7 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
-from frontier.curate.support import sentences_of, support
+from frontier.curate.support import plain_math, sentences_of, support
 
 REPO = Path(__file__).resolve().parents[1]
 PDFS = REPO.parent / "shared" / "corpus" / "pdfs"
@@ -58,8 +58,9 @@ def fold(text: str) -> str:
 
 
 def squash(text: str) -> str:
-    """Letters and digits only: a quote found in page text whatever its line breaks and hyphens."""
-    text = unicodedata.normalize("NFKC", text).replace("\ufffe", "").lower()
+    """Letters and digits only: a quote found in page text whatever its line breaks and hyphens
+    (and inline TeX read as what it prints)."""
+    text = unicodedata.normalize("NFKC", plain_math(text)).replace("\ufffe", "").lower()
     return re.sub(r"[\W_]+", "", text)
 
 

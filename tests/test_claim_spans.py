@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from frontier.curate.candidates import Candidate
+from frontier.curate.candidates import Candidate, find_candidates
 from frontier.curate.claims import (
     code_claims,
     gate,
@@ -16,6 +16,8 @@ from frontier.curate.claims import (
     worse_result,
 )
 from frontier.curate.spans import propose, setup_names
+from frontier.curate.support import plain_math
+from frontier.curate.verify import quote_on_page
 from frontier.store.claims import Claim
 
 # (sentence, value as printed, unit, direction, metric, baseline)
@@ -177,3 +179,43 @@ def test_a_baseline_ends_where_the_next_value_begins() -> None:
     sentence = "Our kernels reach 1.45× speedup over GPTQ and 1.85× speedup over cuBLAS FP16."
     first, second = propose(sentence)
     assert first.baselines[0].text == "GPTQ" and second.baselines[0].text == "cuBLAS FP16"
+
+
+def test_a_baseline_is_named_plainly_after_its_cue() -> None:
+    """A name with its capitals inside ("vLLM", "cuBLAS"), a setting ("a decode-only batch"),
+    "the <metric> of X", and a cue that opens the sentence for every value in it."""
+    plain = "QuillServe sustains 2.2×–3.1× higher request rate compared to vLLM."
+    assert [b.text for b in propose(plain)[0].baselines] == ["vLLM"]
+    setting = "Mixed batches raise the TBT latency by up to 12.5× compared to a decode-only batch."
+    assert [b.text for b in propose(setting)[0].baselines] == ["a decode-only batch"]
+    share = "QuillServe reaches 1.7× the throughput of vLLM on one node."
+    assert [b.text for b in propose(share)[0].baselines] == ["vLLM"]
+    opening = "Compared to vLLM, we serve 2.1× more requests and up to 3.2× higher capacity."
+    assert [[b.text for b in p.baselines] for p in propose(opening)] == [["vLLM"], ["vLLM"]]
+
+
+def test_a_result_inside_the_paper_is_a_headline_only_when_nothing_else_is() -> None:
+    """A variant against the paper's own system, or a setting such as a memory size, gives way
+    to a result against the outside world."""
+    title = "QuillAttention: Exact Attention with Fewer Reads"
+    variant = _claim("Sparse QuillAttention is 2-4× faster than QuillAttention.")
+    memory = _claim("Our model needs a memory of 120GB on one node.", section="abstract")
+    outside = _claim("QuillAttention trains GPT-2 1.7× faster than the HuggingFace baseline.")
+    marked = mark_headlines([*variant, *memory, *outside], title)
+    assert [c.headline for c in marked] == [False, False, True]
+    alone = mark_headlines(variant, title)
+    assert [c.headline for c in alone] == [True]  # nothing else: the variant is the result
+
+
+def test_inline_tex_of_an_abstract_is_read_as_the_characters_it_prints() -> None:
+    abstract = (
+        r"QuillKV cuts memory usage by up to $2.7\times$ and speeds up decoding by $1.9\times$ "
+        r"over full attention, with $\sim$3\% accuracy loss and $\alpha$ fixed."
+    )
+    plain = plain_math(abstract)
+    assert "up to 2.7× and" in plain and "∼3% accuracy" in plain and r"$\alpha$" in plain
+    (candidate,) = find_candidates([(None, "abstract", plain)])
+    claims = [c for c, _ in code_claims(candidate, abstract, {})]
+    assert [c.value_text for c in claims][:2] == ["up to 2.7×", "1.9×"]
+    assert all(c.verified for c in claims)  # the quote is on the abstract as the source gave it
+    assert quote_on_page("speeds up decoding by 1.9× over full attention", abstract)

@@ -403,12 +403,20 @@ def test_a_paper_that_kills_its_worker_every_time_fails_alone(cluster: str, tmp_
 
     def feed(writer: int, reader: int) -> int:
         """Give frontier (hashing the file) the bytes and then the end of the file; a new
-        writer once it has read them all."""
+        writer once it has read them all. The writes never block: a reader that goes away
+        before it has read them all (a worker killed before its title said so) ends the feed
+        instead of leaving this thread waiting on a full pipe."""
         left = memoryview(donor.read_bytes())
-        while left:
-            left = left[os.write(writer, left) :]
+        os.set_blocking(writer, False)
+        while left and not stop.is_set():
+            try:
+                left = left[os.write(writer, left) :]
+            except BlockingIOError:
+                if reader not in _holding(deadly):
+                    break
+                time.sleep(0.02)
         os.close(writer)
-        while reader in _holding(deadly):
+        while reader in _holding(deadly) and not stop.is_set():
             time.sleep(0.02)
         return os.open(deadly, os.O_RDWR)
 
@@ -417,13 +425,15 @@ def test_a_paper_that_kills_its_worker_every_time_fails_alone(cluster: str, tmp_
         try:
             while not stop.is_set():
                 for pid in _holding(deadly):
-                    if "run_row" in _cmdline(pid) and pid not in killed:
+                    command = _cmdline(pid)
+                    if "run_row" in command and pid not in killed:
                         with contextlib.suppress(OSError):
                             os.kill(pid, signal.SIGKILL)
                             killed.append(pid)
-                    elif pid not in fed:
-                        fed.append(pid)
+                    elif pid not in fed and "frontier" in command and "ingest" in command:
+                        fed.append(pid)  # frontier itself, hashing the file
                         writer = feed(writer, pid)
+                    # else: a Ray worker whose title does not say its task yet; seen again
                 time.sleep(0.02)
         finally:
             os.close(writer)

@@ -12,7 +12,12 @@ from frontier.curate.entry import (
     restates_title,
     why_it_matters,
 )
-from frontier.curate.relations import before_references, checked_how, entity_relations
+from frontier.curate.relations import (
+    Relation,
+    before_references,
+    checked_how,
+    entity_relations,
+)
 from frontier.curate.support import is_prose, support
 from frontier.store.claims import Claim
 
@@ -147,3 +152,30 @@ def test_an_entity_named_by_a_sibling_alias_is_shown_as_the_paper_names_it() -> 
     plain = "We run every experiment on a single H100 GPU and report the mean of three runs."
     same = entity_relations([hopper], "A chat server", plain, [])
     assert [r.detail for r in same] == ["names NVIDIA H100"]
+
+
+def test_why_it_matters_leads_with_the_strongest_relation_and_names_each_entity_once() -> None:
+    hopper = Entity(slug="h100", name="NVIDIA H100", kind="hardware", aliases=["H100"])
+    found = entity_relations([hopper], "A chat server", "We serve chat models on H100 GPUs.", [])
+    first = Relation("first", "entity:h100", "the first source in this KB naming NVIDIA H100")
+    gap = Relation("gap", "1", "", "We serve long prompts from a small KV cache.", "code")
+    why = why_it_matters([*found, first, gap], {"gap:1": "long prompts"})
+    assert why == (
+        'Why it matters here: addresses the open gap "long prompts"; '
+        "the first source in this KB naming NVIDIA H100."
+    )
+
+
+def test_entities_are_those_the_papers_own_sentences_name() -> None:
+    """A system named only in related work, or in a sentence citing other work, is no entity
+    of the paper."""
+    spec = Entity(slug="spec", name="Speculative decoding", kind="method", aliases=[])
+    pages = [
+        (2, "Speculative decoding drafts tokens with a small model and verifies them."),
+        (3, "We batch requests by length. Speculative decoding [7] is orthogonal to our work."),
+    ]
+    kinds = {2: {"related work"}, 3: {"design"}}
+    assert not entity_relations([spec], "A batcher", "We batch requests.", pages, kinds)
+    assert entity_relations([spec], "A batcher", "We batch requests.", pages[:1], {})
+    ours = [(3, "In our setup, we pair the batcher with speculative decoding [7].")]
+    assert entity_relations([spec], "A batcher", "We batch requests.", ours, kinds)

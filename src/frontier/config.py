@@ -113,7 +113,10 @@ class CurateSettings(_Section):
         default=0.40, ge=-1, le=1, description="Similarity above which a clear lead is trusted"
     )
     gap_similarity: float = Field(
-        default=0.50, ge=-1, le=1, description="Similarity that makes a paper a candidate for a gap"
+        default=0.50,
+        ge=-1,
+        le=1,
+        description="Similarity (+0.1) to an open gap that takes a paper outside the intake window",
     )
     max_claims_per_paper: int = Field(
         default=4,
@@ -121,6 +124,11 @@ class CurateSettings(_Section):
         le=50,
         description="Claims a paper for which the LLM chooses among code's spans "
         "(code types every claim; this caps model calls only)",
+    )
+    model_steps: dict[str, Literal["auto", "always", "never"]] = Field(
+        default_factory=dict,
+        description="Per step (entry, relate): auto stops asking a model whose replies keep failing "
+        "the check (a sample still goes each run), always asks, never takes code's answer",
     )
 
 

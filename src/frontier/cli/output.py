@@ -207,6 +207,19 @@ def print_status(console: Console, status: dict[str, Any]) -> None:
         for row in status["warnings"]:
             table.add_row(row["id"], "; ".join(row["warnings"]))
         console.print(table)
+    if status.get("model_checks"):
+        checks = Table(title="Model replies checked, per step")
+        for column in ("step", "model", "prompt", "passed / checked", "asks the model"):
+            checks.add_column(column, overflow="fold")
+        for row in status["model_checks"]:
+            checks.add_row(
+                row["step"],
+                row["model"],
+                row["prompt_version"],
+                f"{row['passed']} / {row['checked']}",
+                row["asks"] if row["mode"] == "auto" else row["mode"],
+            )
+        console.print(checks)
     runs = Table(title="Last runs")
     for column in ("id", "command", "started", "status", "summary"):
         runs.add_column(column, overflow="fold")
@@ -258,6 +271,7 @@ def curation_lines(result: dict[str, Any]) -> list[str]:
     counts = result["counts"]
     parts = [f"{key} {value}" for key, value in sorted(counts.items())]
     lines = ["Curation: " + (", ".join(parts) if parts else "nothing to do")]
+    lines += [escape(note) for note in result.get("notes", [])]
     for failure in result["failures"][:20]:
         lines.append(f"[red]failed[/] {failure['paper']} ({failure['step']}): {failure['error']}")
     if len(result["failures"]) > 20:

@@ -28,8 +28,8 @@ def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -
         ctx.counts["conflicts flagged"] = found["new"]
         failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
         run.status = "ok" if not failures else "with problems"
-        run.summary = {"counts": ctx.counts, "failures": failures}
-    return {"run_id": run.id, "counts": ctx.counts, "failures": failures}
+        run.summary = {"counts": ctx.counts, "failures": failures, "notes": ctx.notes}
+    return {"run_id": run.id, "counts": ctx.counts, "failures": failures, "notes": ctx.notes}
 
 
 T = TypeVar("T")

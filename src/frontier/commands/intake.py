@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
+from frontier.curate.earned import trust_report
 from frontier.intake.engines import check_engine
 from frontier.intake.expand import Plan, expand_paths
 from frontier.intake.report import Report
@@ -137,6 +138,7 @@ def status_data(ws: Workspace) -> dict[str, Any]:
             "rejected": queries.rejected_files(conn),
             "warnings": queries.warned_papers(conn),
             "runs": recent_runs(conn, 5),
+            "model_checks": trust_report(conn, ws.settings),
         }
 
 

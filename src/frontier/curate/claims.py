@@ -17,7 +17,7 @@ from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-12"
+TYPING_VERSION = "spans-14"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -302,6 +302,46 @@ def _says_a_result(claim: Claim, names: list[str]) -> bool:
     return claim.section == "abstract" and bool(own)
 
 
+_SETTING_UNIT = re.compile(r"^(?:[KMGT]i?B|bits?|[BMK]|tokens?|GPUs?|layers?|heads?)$")
+_SETTING_METRIC = re.compile(
+    r"\b(?:memory|size|footprint|bits?|batch|parameters?|context|length|capacity of)\b", re.I
+)
+_INSIDE_BASELINE = re.compile(r"^(?:without|w/o|our|its own|the same)\b", re.IGNORECASE)
+
+
+def _inside_result(claim: Claim, names: list[str]) -> bool:
+    """Not a result against the outside world: the paper's own system as the baseline (a variant
+    against the original), an ablation ('without X'), or a setting (a memory size, a bit width,
+    a model or batch size) stated with no direction."""
+    baseline = claim.baseline.strip()
+    if baseline and (
+        _INSIDE_BASELINE.match(baseline) or any(_names_own(n, baseline) for n in names)
+    ):
+        return True
+    setting = _SETTING_UNIT.match(claim.unit) or _SETTING_METRIC.search(claim.metric)
+    return bool(setting) and not claim.direction
+
+
+def _names_own(name: str, baseline: str) -> bool:
+    """The baseline is the paper's own system: it is its name, or its name and a qualifier
+    ('FlashAttention', 'standard FlashAttention'), not another system that contains it."""
+    words = re.findall(r"[\w-]+", baseline)
+    return name in words and len(words) <= 3
+
+
+def _choose(scored: list[tuple[float, Claim]], limit: int) -> list[tuple[tuple[str, ...], str]]:
+    """The keys of the best-scored distinct results above the floor, at most `limit`."""
+    chosen: list[tuple[tuple[str, ...], str]] = []
+    for score, claim in sorted(scored, key=lambda pair: -pair[0]):
+        key = result_key(claim)
+        if key in chosen or score < HEADLINE_FLOOR:
+            continue
+        chosen.append(key)
+        if len(chosen) == limit:
+            break
+    return chosen
+
+
 def mark_headlines(
     claims: list[Claim], title: str, abstract: str = "", limit: int = 3
 ) -> list[Claim]:
@@ -314,14 +354,8 @@ def mark_headlines(
         for c in claims
         if c.verified and c.metric and _says_a_result(c, names) and _headline_kind(c)
     ]
-    chosen: list[tuple[tuple[str, ...], str]] = []
-    for score, claim in sorted(scored, key=lambda pair: -pair[0]):
-        key = result_key(claim)
-        if key in chosen or score < HEADLINE_FLOOR:
-            continue
-        chosen.append(key)
-        if len(chosen) == limit:
-            break
+    outside = [(s, c) for s, c in scored if not _inside_result(c, names)]
+    chosen = _choose(outside, limit) or _choose(scored, limit)
     return [
         replace(
             c,

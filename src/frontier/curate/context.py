@@ -36,6 +36,7 @@ class Context:
     embedder: Embedder | None = None  # for the steps that embed chunks
     failures: list[tuple[str, str, str]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # one line each for the run summary
     # set when the run ends early (Ctrl-C, an error): a step running alongside stops soon after
     stopping: threading.Event = field(default_factory=threading.Event)
 

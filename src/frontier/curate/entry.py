@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from frontier.curate.addresses import is_own_work
 from frontier.curate.claims import best_statements, system_names
 from frontier.curate.relations import Relation, entity_as_named
 from frontier.curate.spans import propose
-from frontier.curate.support import content_stems, sentences_of, support
+from frontier.curate.support import content_stems, plain_math, sentences_of, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 from frontier.llm.records import LLMFailure
@@ -65,7 +66,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-7"
+CHECK_VERSION = "entry-check-9"
 _POINTER = re.compile(r"^(?:This|It|These|They|Its|Their|Such|The (?:method|approach|system))\b")
 _THE_WORK = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.IGNORECASE)
 
@@ -97,14 +98,16 @@ def _about_the_work(sentence: str, names: list[str]) -> bool:
 
 def contribution_sentences(title: str, abstract: str) -> str:
     """The abstract's own statement of what the paper contributes ('we propose …'), trimmed
-    of its lead-in; then a sentence that says what its named system does; never the title,
-    never a sentence of background."""
-    sentences = sentences_of(abstract)
+    of its lead-in; then a sentence that says what its named system does, or what the paper
+    studies, or any sentence of its own work (we / our / this paper); never the title, never a
+    sentence of background."""
+    sentences = sentences_of(plain_math(abstract))
     names = system_names(title)
     tiers = (
         lambda s: _CONTRIBUTION.search(s),
         lambda s: any(re.match(rf"(?:[A-Z]\w+,\s*)?{re.escape(n)}\b", s, re.I) for n in names),
         lambda s: _STUDY.search(s),
+        lambda s: is_own_work(s, ""),  # "We cast ... as ...": the paper's own, said plainly
     )
     for says_what in tiers:
         for i, sentence in enumerate(sentences):
@@ -186,23 +189,24 @@ def headline_numbers(claims: list[Claim]) -> str:
 
 def why_it_matters(relations: list[Relation], names: dict[str, str]) -> str:
     """Relations to the KB in one sentence, most specific first."""
-    order = {"gap": 0, "conflict": 1, "thesis": 2, "first": 3, "coverage": 4, "entity": 5}
+    order = {"conflict": 0, "gap": 1, "thesis": 2, "first": 3, "coverage": 4, "entity": 5}
     bits = []
     for relation in sorted(relations, key=lambda r: (order.get(r.kind, 9), r.target)):
         label = names.get(f"{relation.kind}:{relation.target}", relation.target)
         if relation.kind == "gap":
-            bits.append(f'bears on the open gap "{label}"')
+            bits.append(f'addresses the open gap "{label}"')
         elif relation.kind == "conflict":
             bits.append(f'bears on the flagged conflict "{label}"')
         elif relation.kind == "thesis":
             bits.append(f'bears on the thesis "{label}"')
         elif relation.kind in ("first", "coverage"):
             bits.append(relation.detail)
+    named_first = {r.target.removeprefix("entity:") for r in relations if r.kind == "first"}
     entities = sorted(
         {
             entity_as_named(r.detail, names.get(f"entity:{r.target}", r.target))
             for r in relations
-            if r.kind == "entity"
+            if r.kind == "entity" and r.target not in named_first
         }
     )
     if entities:

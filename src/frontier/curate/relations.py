@@ -1,27 +1,23 @@
 """How a paper relates to what the KB tracks: entities (matched by code), gaps, conflicts and
-theses (embedding candidates, each with a sentence of the paper found by code as evidence, the
-model confirming or vetoing), firsts and coverage (counted by code). The evidence is always the
-paper's own sentence with its page; the model's "how" is kept only when that sentence and the
-abstract bear it out."""
+theses (addressed part by part by the paper's own-work sentences, see `curate.addresses`; the
+model confirms only a near miss, and only with a reason that the evidence and the abstract bear
+out and that speaks of the part code did not find), firsts and coverage (counted by code). The
+evidence is always the paper's own sentence with its page."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from frontier.config import Entity
-from frontier.curate.support import content_stems, is_prose, sentences_of, support
-from frontier.curate.verify import quote_on_page
+from frontier.curate.addresses import Part, holds, stems_of
+from frontier.curate.support import is_prose, plain_math, sentences_of, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
-
-EVIDENCE_SHORTLIST = 8  # sentences ranked by shared words, then by embedding similarity
 
 
 @dataclass(frozen=True)
@@ -70,19 +66,41 @@ def before_references(
     return kept
 
 
-def paper_sentences(abstract: str, pages: list[tuple[int, str]]) -> list[tuple[str, int | None]]:
-    """The abstract's sentences (page None), then every page's, as quotable units."""
-    found = [(s, None) for s in sentences_of(abstract)]
-    found += [(s, number) for number, text in pages for s in sentences_of(text)]
+OTHERS_KINDS = frozenset({"related work", "background"})
+# a sentence about cited work: a bracketed or author-year citation, "et al."
+_OPENS_OWN = re.compile(r"^\W*(?:[\w-]+,?\s+){0,3}(?:we|our)\b", re.IGNORECASE)
+_CITES = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\(\w[\w\s.&]*,? \d{4}\w?\)|\bet al\.")
+
+
+def paper_sentences(
+    abstract: str, pages: list[tuple[int, str]], kinds_by_page: dict[int, set[str]] | None = None
+) -> list[tuple[str, int | None]]:
+    """The abstract's sentences (page None), then those of every page that are the paper's own:
+    not on a page of related work or background alone, and not citing other work unless the
+    paper is their subject ("We evaluate LLaMA [52] ...", not "X [7] is orthogonal to our
+    work")."""
+    kinds_by_page = kinds_by_page or {}
+    found = [(s, None) for s in sentences_of(plain_math(abstract))]
+    found += [
+        (s, number)
+        for number, text in pages
+        if not (kinds_by_page.get(number) and kinds_by_page[number] <= OTHERS_KINDS)
+        for s in sentences_of(plain_math(text))
+        if not _CITES.search(s) or _OPENS_OWN.match(s)
+    ]
     return [(s, p) for s, p in found if is_prose(s)]
 
 
 def entity_relations(
-    entities: list[Entity], title: str, abstract: str, pages: list[tuple[int, str]]
+    entities: list[Entity],
+    title: str,
+    abstract: str,
+    pages: list[tuple[int, str]],
+    kinds_by_page: dict[int, set[str]] | None = None,
 ) -> list[Relation]:
-    """Every tracked entity named in the paper, with the sentence that first names it."""
+    """Every tracked entity the paper's own sentences name, with the first that names it."""
     found = []
-    units = [(title, None), *paper_sentences(abstract, pages)]
+    units = [(title, None), *paper_sentences(abstract, pages, kinds_by_page)]
     for entity in entities:
         aliases = [entity.name, *entity.aliases]
         for sentence, page in units:
@@ -108,32 +126,6 @@ def entity_as_named(detail: str, name: str) -> str:
     return detail.removeprefix("names ") if detail.startswith("names ") else name
 
 
-def find_evidence(
-    item: str,
-    item_vector: np.ndarray,
-    units: list[tuple[str, int | None]],
-    embed: Callable[[list[str]], np.ndarray],
-) -> Evidence | None:
-    """The paper's sentence nearest to a gap, conflict or thesis: shortlisted by shared words,
-    chosen by embedding similarity."""
-    wanted = content_stems(item)
-    if not units or not wanted:
-        return None
-    overlap = [len(wanted & content_stems(sentence)) for sentence, _ in units]
-    order = sorted(range(len(units)), key=lambda i: (-overlap[i], units[i][1] or 0))
-    shortlist = [units[i] for i in order[:EVIDENCE_SHORTLIST] if overlap[i] > 0]
-    if not shortlist:
-        return None
-    sims = embed([sentence for sentence, _ in shortlist]) @ item_vector
-    best = int(np.argmax(sims))
-    return Evidence(shortlist[best][0], shortlist[best][1], float(sims[best]))
-
-
-def evidence_on_page(evidence: Evidence, abstract: str, pages: dict[int, str]) -> bool:
-    source = abstract if evidence.page is None else pages.get(evidence.page, "")
-    return quote_on_page(evidence.sentence, source)
-
-
 def checked_how(how: str, evidence: str, abstract: str) -> str:
     """The model's sentence, when it is one whole sentence with no number (numbers come from
     typed claims) and the evidence and the abstract bear it out; else nothing."""
@@ -142,6 +134,11 @@ def checked_how(how: str, evidence: str, abstract: str) -> str:
     if not whole or re.search(r"\d", how):
         return ""
     return how if support(how, f"{evidence} {abstract}").supported else ""
+
+
+def speaks_of(part: Part, how: str) -> bool:
+    """The model's reason holds the part code did not find in the paper's own-work sentences."""
+    return holds(part, stems_of(how))
 
 
 async def confirm_relation(
@@ -154,12 +151,16 @@ async def confirm_relation(
     title: str,
     abstract: str,
     evidence: Evidence,
-) -> Relation | None:
-    """The model's verdict on one candidate; the evidence is code's, the "how" checked."""
+    missing: Part,
+) -> tuple[Relation | None, bool]:
+    """The model's verdict on a near miss (the paper's own work holds every part of the item
+    but `missing`): kept only when its reason is borne out by the evidence and the abstract and
+    speaks of the missing part; with whether the reply passed that check."""
     messages = prompt.messages(
         field=field,
         kind=kind,
         item=item,
+        missing=missing.text,
         title=title,
         abstract=abstract[:3000],
         evidence=evidence.sentence,
@@ -169,15 +170,9 @@ async def confirm_relation(
     )
     verdict = answer.value
     if not verdict.bears_on_it:
-        return None
+        return None, True
     how = checked_how(verdict.how, evidence.sentence, abstract)
+    if not how or not speaks_of(missing, how):
+        return None, False  # a yes whose reason the paper does not bear out: the check failed
     stance = verdict.stance if kind == "thesis" and verdict.stance != "neither" else ""
-    return Relation(
-        kind,
-        target,
-        stance,
-        evidence.sentence,
-        "llm",
-        evidence.page,
-        how,
-    )
+    return Relation(kind, target, stance, evidence.sentence, "llm", evidence.page, how), True

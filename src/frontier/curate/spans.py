@@ -455,9 +455,10 @@ def _metric_rank(sentence: str, value: Span, span: Span) -> tuple[int, int, int]
 def _baselines(sentence: str, value: Span, clause: Span) -> list[Span]:
     """What the value is compared with: the phrase after a comparison cue, in the value's
     clause or after it; a list introduced by 'such as' is the baseline it names."""
-    found = []
+    found = _of_after(sentence, value)
+    leading = _LEADING_COMPARE.match(sentence)
     for cue in _COMPARE.finditer(sentence):
-        if cue.start() < clause.start:
+        if cue.start() < clause.start and not (leading and cue.start() == leading.start(1)):
             continue
         rest = sentence[cue.end() :]
         if _NOT_BASELINE.match(rest):
@@ -472,13 +473,31 @@ def _baselines(sentence: str, value: Span, clause: Span) -> list[Span]:
     return list(dict.fromkeys(found))
 
 
+# "Compared to vLLM, we achieve 2.6× ... and 3.7× ...": a cue that opens the sentence holds
+# for every value in it
+_LEADING_COMPARE = re.compile(
+    r"^\s*((?:compared (?:to|with|against)|in comparison (?:to|with)|relative to|over|against)\s)",
+    re.IGNORECASE,
+)
+# "1.91× the throughput of vLLM": the system after "the <metric> of"
+_OF_AFTER = re.compile(r"\s+(?:the|that of)\s+(?:[\w-]+\s+){0,3}?of\s+", re.IGNORECASE)
+
+
+def _of_after(sentence: str, value: Span) -> list[Span]:
+    cue = _OF_AFTER.match(sentence, value.end)
+    if cue is None or not _METRIC.search(sentence, value.end, cue.end()):
+        return []
+    span = _phrase(sentence, cue.end())
+    return [span] if span is not None and _names_a_baseline(span.text) else []
+
+
 _BASELINE_WORD = re.compile(
     r"\b(?:baselines?|systems?|methods?|approach(?:es)?|solutions?|implementations?|decoding|"
     r"inference|serving|models?|kernels?|librar(?:y|ies)|engines?|execution|loading|schedul\w*|"
     r"attention|autoregressive|standard|vanilla|naive|prior|existing|state-of-the-art|original|"
     r"dense|uncompressed|full|previous|conventional|traditional|default|static|sequential|"
     r"non-\w+|without \w+|works?|techniques?|frameworks?|counterparts?|designs?|policy|"
-    r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin)\b",
+    r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin|[\w]+-only|batch(?:es|ing)?)\b",
     re.IGNORECASE,
 )
 _DETERMINER = re.compile(r"^(?:the|a|an|its|their|our|that of|those of)\s+", re.IGNORECASE)
@@ -494,7 +513,7 @@ def _names_a_baseline(text: str) -> bool:
     head = re.match(rf"{_METRIC_HEAD}\b", bare, re.IGNORECASE)
     if head and not _WEAK_HEAD.search(head.group(0)):
         return False
-    has_name = re.search(r"\b[A-Z]", bare)
+    has_name = re.search(r"[A-Z]", bare)  # vLLM, cuBLAS: a capital anywhere in a word
     return bool(has_name or _BASELINE_WORD.search(bare))
 
 

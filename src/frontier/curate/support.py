@@ -201,3 +201,32 @@ def is_prose(sentence: str) -> bool:
     tokens = sentence.split()
     words = [t for t in tokens if re.fullmatch(r"[A-Za-z][a-z'-]*[,.;:]?", t)]
     return len(tokens) >= 6 and len(words) / len(tokens) >= 0.7 and sentence[0].isupper()
+
+
+# inline TeX of abstracts as arXiv gives them ("$2.72\times$", "$\sim$20\%"): the symbols a
+# reader sees, so that the number and its unit are read as one
+_TEX_SYMBOLS = {
+    r"\times": "×", r"\sim": "∼", r"\approx": "≈", r"\leq": "≤", r"\geq": "≥", r"\le": "≤",
+    r"\ge": "≥", r"\pm": "±", r"\%": "%", r"\mu": "μ", r"\cdot": "·", r"\rightarrow": "→",
+    r"\to": "→", r"\,": " ", r"\ ": " ", r"\!": "", r"\textbf": "", r"\textit": "",
+    r"\text": "", r"\mathrm": "", r"\mathbf": "",
+}  # fmt: skip
+_INLINE_TEX = re.compile(r"\$([^$\n]{1,40})\$")
+
+
+def plain_math(text: str) -> str:
+    """Inline TeX turned into the characters it prints; TeX it cannot read stays as written."""
+    if "\\" not in text and "$" not in text:
+        return text
+
+    def inline(match: re.Match[str]) -> str:
+        body = _tex_symbols(match.group(1)).replace("{", "").replace("}", "").strip()
+        return match.group(0) if "\\" in body else body
+
+    return _tex_symbols(_INLINE_TEX.sub(inline, text))
+
+
+def _tex_symbols(text: str) -> str:
+    for command in sorted(_TEX_SYMBOLS, key=len, reverse=True):
+        text = text.replace(command, _TEX_SYMBOLS[command])
+    return text

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from frontier.curate.support import plain_math
+
 _LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
 _SPACE = re.compile(r"\s+")
 _BREAK_HYPHEN = re.compile(r"(\w)[-\u00ad\ufffe]\s+(\w)")
@@ -12,8 +14,9 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def normalize(text: str) -> str:
-    """Fold what PDF text varies in: ligatures, soft hyphens, line-break hyphens, spacing, case."""
-    text = unicodedata.normalize("NFKC", text)
+    """Fold what PDF text varies in: ligatures, soft hyphens, line-break hyphens, spacing, case;
+    and the inline TeX of abstracts ("$2.72\\times$" is "2.72×")."""
+    text = unicodedata.normalize("NFKC", plain_math(text))
     for ligature, letters in _LIGATURES.items():
         text = text.replace(ligature, letters)
     text = text.replace("\u00ad", "").replace("\ufffe", "")

@@ -158,7 +158,7 @@ def _items(
         related = ctx.kb.relations_to(kind, str(item.id))
         lines += bullets(
             (bearing_line(ctx, here, r) for r in related),
-            "No papers bear on it yet.",
+            "No paper addresses it yet." if kind == "gap" else "No papers bear on it yet.",
         )
         lines.append("")
     return lines

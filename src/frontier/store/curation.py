@@ -100,6 +100,20 @@ def references_start(conn: sqlite3.Connection, paper_id: str) -> tuple[int, str]
     return (int(row[0]), str(row[1])) if row and row[0] is not None else None
 
 
+def section_kinds_by_page(conn: sqlite3.Connection, paper_id: str) -> dict[int, set[str]]:
+    """The kinds of section each page holds: a section runs from its first page to the first
+    page of the next."""
+    rows = conn.execute(
+        "SELECT kind, page_start FROM sections WHERE paper_id = ? ORDER BY ord", (paper_id,)
+    ).fetchall()
+    kinds: dict[int, set[str]] = {}
+    for (kind, start), after in zip(rows, [*rows[1:], None][: len(rows)], strict=True):
+        end = max(int(start), int(after[1])) if after else int(start)
+        for page in range(int(start), end + 1):
+            kinds.setdefault(page, set()).add(str(kind))
+    return kinds
+
+
 def save_triage(
     conn: sqlite3.Connection,
     paper_id: str,

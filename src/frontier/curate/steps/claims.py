@@ -21,6 +21,7 @@ from frontier.curate.claims import (
 from frontier.curate.context import Context
 from frontier.curate.spans import Proposal, setup_names
 from frontier.curate.stamps import Stamps
+from frontier.curate.support import plain_math
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
 from frontier.store import curation as store
@@ -66,10 +67,11 @@ def _type_paper(
 ) -> list[tuple[Claim, Proposal]]:
     """Every number sentence of the paper, typed by code."""
     aliases = entity_aliases(ctx.settings)
-    pages = dict(store.pages_of(ctx.conn, paper["id"]))
+    pages = {n: plain_math(text) for n, text in store.pages_of(ctx.conn, paper["id"])}
+    abstract = plain_math(paper["abstract"] or "")
     typed = []
-    for candidate in find_candidates(chunks):
-        text = pages.get(candidate.page) if candidate.page else paper["abstract"]
+    for candidate in find_candidates([(p, s, plain_math(t)) for p, s, t in chunks]):
+        text = pages.get(candidate.page) if candidate.page else abstract
         typed += code_claims(candidate, text, aliases)
     return typed
 

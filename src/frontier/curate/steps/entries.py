@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from frontier.curate.context import Context
-from frontier.curate.entry import CHECK_VERSION, WhatItIs, entry_text, what_it_is
+from frontier.curate.earned import close_gate, open_gate
+from frontier.curate.entry import (
+    CHECK_VERSION,
+    QUOTED,
+    WhatItIs,
+    contribution_sentences,
+    entry_text,
+    what_it_is,
+)
 from frontier.curate.relations import Relation
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
@@ -66,12 +74,19 @@ async def entries_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             if store.entry_hash(ctx.conn, paper["id"], topic) != key:
                 jobs.append((paper, topic, claims, relations, key))
 
+    gate = await open_gate(ctx, "entry", prompt.tag, "quoting the abstract")
+
     async def work(job: tuple) -> WhatItIs:  # type: ignore[type-arg]
         paper, topic, *_ = job
+        if not paper["abstract"] or not gate.asks():
+            return WhatItIs(contribution_sentences(paper["title"], paper["abstract"] or ""), QUOTED)
         title = ctx.settings.topic(topic).title
-        return await what_it_is(ctx.llm, prompt, ctx.settings.field.name, title, dict(paper))
+        what = await what_it_is(ctx.llm, prompt, ctx.settings.field.name, title, dict(paper))
+        gate.checked(what.by != QUOTED)
+        return what
 
     results = await ctx.bounded(jobs, work, "entries") if jobs else []
+    close_gate(ctx, gate)
     for (paper, topic, claims, relations, key), what in zip(jobs, results, strict=True):
         if isinstance(what, LLMFailure):
             ctx.failures.append((paper["id"], "entry", str(what)))

@@ -1,4 +1,5 @@
-"""Relations step: tracked entities, and gaps, conflicts and theses with the paper's own sentence as evidence."""
+"""Relations step: tracked entities, and the gaps, conflicts and theses a paper's own work
+addresses, with the own-work sentence that shows it as evidence."""
 
 from __future__ import annotations
 
@@ -7,19 +8,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from frontier.config import Settings
+from frontier.curate.addresses import (
+    Coverage,
+    Part,
+    acronym_expansions,
+    item_parts,
+    own_pages,
+    own_work_sentences,
+    stems_of,
+)
+from frontier.curate.addresses import coverage as parts_held
 from frontier.curate.context import Context
+from frontier.curate.earned import close_gate, open_gate
 from frontier.curate.relations import (
     Evidence,
     Relation,
     before_references,
     confirm_relation,
     entity_relations,
-    evidence_on_page,
-    find_evidence,
-    paper_sentences,
 )
 from frontier.curate.stamps import Stamps
 from frontier.llm.prompts import load_prompt
@@ -39,7 +46,7 @@ def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[s
 
 
 # part of every paper's relations key: a change in how code finds or checks evidence redoes it
-EVIDENCE_VERSION = "evidence-5"
+EVIDENCE_VERSION = "evidence-9"
 
 
 def relations_base_key(
@@ -50,7 +57,7 @@ def relations_base_key(
         [e.model_dump() for e in settings.entities],
         prompt_tag,
         EVIDENCE_VERSION,
-        settings.curate.gap_similarity,
+        settings.field.name,
     )
 
 
@@ -66,54 +73,59 @@ def relations_quick_key(base: str, paper: Mapping[str, Any], topics: list[str]) 
 
 
 Item = tuple[str, str, str, str]  # kind, target, topic, text
-Candidate = tuple[Item, Evidence]
+Candidate = tuple[Item, Evidence, Part]  # the item, its evidence, the part code did not find
 
 
 @dataclass
 class _PaperRelations:
-    """One paper's relations before the model's word: found by code, and the candidates the
-    model confirms or vetoes."""
+    """One paper's relations before the model's word: found by code, and the near misses the
+    model may confirm."""
 
     paper: sqlite3.Row
     topics: list[str]
     key: str
     quick: str
-    found: list[Relation]
+    found: list[Relation]  # entities: every topic of the paper
+    addressed: list[tuple[Item, Relation]]
     candidates: list[Candidate]
 
 
-def _candidates(
+def _addressed(
     ctx: Context,
     paper: sqlite3.Row,
     topics: list[str],
-    pages: list[tuple[int, str]],
     own_text: list[tuple[int, str]],
+    kinds: dict[int, set[str]],
     items: list[Item],
-    item_vectors: np.ndarray,
-) -> list[Candidate]:
-    """The gaps, conflicts and theses near the paper that have a sentence of its own text (before
-    its reference list) as evidence, found on its page."""
-    abstract = paper["abstract"] or ""
-    sims = item_vectors @ ctx.vectors[paper["id"]] if items else np.zeros(0)
-    units = paper_sentences(abstract, own_text)
-    page_texts = dict(pages)
-    candidates = []
-    for i, item in enumerate(items):
-        if sims[i] < ctx.settings.curate.gap_similarity:
-            continue
+) -> tuple[list[tuple[Item, Relation]], list[Candidate]]:
+    """The items the paper's own-work sentences address part by part (a relation by code), and
+    those they address but for one part (for the model to confirm over the best sentence)."""
+    units = own_work_sentences(paper["title"], paper["abstract"] or "", own_pages(own_text, kinds))
+    field_words = stems_of(ctx.settings.field.name)
+    spelled = acronym_expansions(ctx.settings.field.name)
+    found, near = [], []
+    for item in items:
         if item[0] != "thesis" and item[2] not in topics:
             continue
-        evidence = find_evidence(item[3], item_vectors[i], units, ctx.embed)
-        if evidence and evidence_on_page(evidence, abstract, page_texts):
-            candidates.append((item, evidence))
-    return candidates
+        held = parts_held(item_parts(item[3], field_words), units, spelled)
+        if held is None or not any(held.held):
+            continue
+        if held.complete():
+            found.append((item, _code_relation(item, held)))
+        elif len(held.missing()) == 1 and len(held.parts) > 1:
+            near.append((item, Evidence(held.evidence, held.page, 0.0), held.missing()[0]))
+    return found, near
+
+
+def _code_relation(item: Item, held: Coverage) -> Relation:
+    kind, target, _, _ = item
+    return Relation(kind, target, "", held.evidence, "code", held.page)
 
 
 def _todo(
     ctx: Context, papers: list[sqlite3.Row], items: list[Item], base: str
 ) -> list[_PaperRelations]:
     """The papers whose relations must be redone, each with what code finds for it."""
-    item_vectors = ctx.embed([text for *_, text in items])
     stamps = Stamps(ctx.conn, "relations")
     todo = []
     for paper in papers:
@@ -128,11 +140,12 @@ def _todo(
         if not stamps.changed(paper["id"], quick, key):
             continue
         own_text = before_references(pages, store.references_start(ctx.conn, paper["id"]))
+        kinds = store.section_kinds_by_page(ctx.conn, paper["id"])
         found = entity_relations(
-            ctx.settings.entities, paper["title"], paper["abstract"] or "", own_text
+            ctx.settings.entities, paper["title"], paper["abstract"] or "", own_text, kinds
         )
-        candidates = _candidates(ctx, paper, topics, pages, own_text, items, item_vectors)
-        todo.append(_PaperRelations(paper, topics, key, quick, found, candidates))
+        addressed, near = _addressed(ctx, paper, topics, own_text, kinds, items)
+        todo.append(_PaperRelations(paper, topics, key, quick, found, addressed, near))
     stamps.flush()
     return todo
 
@@ -144,9 +157,13 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     # the candidates of every paper go to the model together, so its slots stay busy
     jobs = [(item.paper, candidate) for item in todo for candidate in item.candidates]
 
+    gate = await open_gate(ctx, "relate", prompt.tag, "no relation for a near miss")
+
     async def confirm(job: tuple[sqlite3.Row, Candidate]) -> Relation | None:
-        paper, ((kind, target, _, text), evidence) = job
-        return await confirm_relation(
+        paper, ((kind, target, _, text), evidence, missing) = job
+        if not gate.asks():
+            return None
+        relation, passed = await confirm_relation(
             ctx.llm,
             prompt,
             ctx.settings.field.name,
@@ -156,9 +173,13 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             paper["title"],
             paper["abstract"] or "",
             evidence,
+            missing,
         )
+        gate.checked(passed)
+        return relation
 
     results = await ctx.bounded(jobs, confirm, "relations") if jobs else []
+    close_gate(ctx, gate)
     start = 0
     for item in todo:
         confirmed = results[start : start + len(item.candidates)]
@@ -176,9 +197,12 @@ def _save(
         ctx.failures += [(paper_id, "relations", str(r)) for r in failures]
         return
     by_topic: dict[str, list[Relation]] = {topic: list(item.found) for topic in item.topics}
-    for ((kind, _, owner, _), _), relation in zip(item.candidates, confirmed, strict=True):
-        if not isinstance(relation, Relation):
-            continue
+    decided = item.addressed + [
+        (candidate[0], relation)
+        for candidate, relation in zip(item.candidates, confirmed, strict=True)
+        if isinstance(relation, Relation)
+    ]
+    for (kind, _, owner, _), relation in decided:
         for topic in item.topics:
             if kind == "thesis" or owner == topic:
                 by_topic[topic].append(relation)

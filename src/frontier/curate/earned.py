@@ -1,0 +1,104 @@
+"""The model earns its calls: a step whose replies from the configured model (and prompt
+version) failed its check in most of their last calls takes code's answer without asking, says
+so once in the run summary, and still asks for a small sample each run, so that a better model
+or prompt version is noticed and trusted again. `[curate] model_steps` sets a step to "always"
+ask or "never" (code's answer every time); "auto" is the default."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from frontier.config import Settings
+from frontier.curate.context import Context
+from frontier.store.model_checks import checks_by_step, recent_checks, record_checks
+
+WINDOW = 20  # the last calls a step's trust is judged on, and the fewest that can judge it
+FAILING = 0.9  # the share of those that failed which stops the asking
+SAMPLE = 2  # calls a distrusted step still makes each run
+
+
+@dataclass
+class ModelGate:
+    """One step's trust in one model and prompt version, for one run."""
+
+    step: str
+    model: str
+    prompt_version: str
+    mode: str  # auto | always | never
+    recent: list[bool]
+    instead: str  # what the step does without the model ("quoting the abstract")
+    asked: int = 0
+    skipped: int = 0
+    outcomes: list[bool] = field(default_factory=list)
+    stopped: tuple[int, int] = (0, 0)  # failed of last calls when it first went without asking
+
+    def window(self) -> list[bool]:
+        """The step's last WINDOW checked replies: this run's, then the stored ones."""
+        return (self.outcomes[::-1] + self.recent)[:WINDOW]
+
+    def distrusted(self) -> bool:
+        if self.mode != "auto":
+            return self.mode == "never"
+        window = self.window()
+        return len(window) >= WINDOW and window.count(False) >= FAILING * len(window)
+
+    def asks(self) -> bool:
+        """Whether this item goes to the model: always while it is trusted (a run learns from
+        its own replies too), else only while this run has asked fewer than SAMPLE times (and
+        the step is not set to "never")."""
+        if not self.distrusted() or (self.mode == "auto" and self.asked < SAMPLE):
+            self.asked += 1
+            return True
+        if not self.skipped:
+            window = self.window()
+            self.stopped = (window.count(False), len(window))
+        self.skipped += 1
+        return False
+
+    def checked(self, passed: bool) -> None:
+        self.outcomes.append(passed)
+
+    def note(self) -> str:
+        """The run summary's line when items went without the model, else ''."""
+        if not self.skipped:
+            return ""
+        if self.mode == "never":
+            return f"{self.step}: set to never ask the model; {self.instead} for {self.skipped}"
+        failed, calls = self.stopped
+        return (
+            f"{self.step}: the model's replies failed the check in {failed} of the last {calls} "
+            f"calls; {self.instead} without asking it for {self.skipped} "
+            f"(asked for {self.asked} this run)"
+        )
+
+
+async def open_gate(ctx: Context, step: str, prompt_version: str, instead: str) -> ModelGate:
+    model = await ctx.llm.model_name()
+    mode = ctx.settings.curate.model_steps.get(step, "auto")
+    recent = recent_checks(ctx.conn, step, model, prompt_version, WINDOW)
+    return ModelGate(step, model, prompt_version, mode, recent, instead)
+
+
+def close_gate(ctx: Context, gate: ModelGate) -> None:
+    """Record this run's outcomes and put the gate's note in the run summary."""
+    if gate.outcomes:
+        record_checks(
+            ctx.conn, gate.step, gate.model, gate.prompt_version, gate.outcomes, ctx.run_id
+        )
+    if note := gate.note():
+        ctx.notes.append(note)
+
+
+def trust_report(conn: sqlite3.Connection, settings: Settings) -> list[dict[str, object]]:
+    """Per step, model and prompt version: replies checked, passed, and whether the step asks
+    the model (`frontier status`)."""
+    rows = []
+    for row in checks_by_step(conn):
+        step, model, version = str(row["step"]), str(row["model"]), str(row["prompt_version"])
+        mode = settings.curate.model_steps.get(step, "auto")
+        gate = ModelGate(
+            step, model, version, mode, recent_checks(conn, step, model, version, WINDOW), ""
+        )
+        rows.append(row | {"mode": mode, "asks": "sample only" if gate.distrusted() else "yes"})
+    return rows

@@ -1,0 +1,125 @@
+"""The model earns its calls: once a step's replies from a model keep failing their check, the
+step takes code's answer without asking (a small sample still goes each run); a model whose
+replies pass keeps being asked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fake_openai import FakeOpenAI, Reply
+from helpers import db, run_cli
+
+from frontier.curate.earned import SAMPLE, WINDOW
+
+SYSTEMS = [
+    "Quill", "Heron", "Marten", "Lynx", "Osprey", "Kestrel", "Wren", "Finch", "Puffin", "Egret",
+    "Stoat", "Vole", "Otter", "Badger", "Plover", "Tern", "Swift", "Dunlin", "Shrike", "Merlin",
+    "Ibis", "Crane", "Robin", "Siskin", "Linnet", "Godwit", "Avocet", "Curlew", "Gannet", "Petrel",
+]  # fmt: skip
+
+
+def papers(names: list[str], start: int) -> list[dict[str, object]]:
+    """Serving papers written for this test: each a request scheduler with a distinct name."""
+    return [
+        {
+            "id": f"2501.{start + i:05d}",
+            "title": f"{name}Sched: Request Scheduling for Continuous Batching",
+            "abstract": (
+                f"We present {name}Sched, a request scheduler for continuous batching in LLM "
+                "serving engines. It admits requests into the running batch by their expected "
+                "decode length and preempts long requests when the KV cache fills, so short "
+                "requests are not stuck behind long ones."
+            ),
+            "date": "2025-01-15",
+        }
+        for i, name in enumerate(names)
+    ]
+
+
+def ingest(ws: Path, rows: list[dict[str, object]], name: str) -> None:
+    path = ws.parent / name
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert run_cli("-w", str(ws), "ingest", str(path)).code == 0
+
+
+def entry_replies(what_it_is: str) -> FakeOpenAI:
+    """A model that answers every entry request with `what_it_is` (and triage with serving)."""
+
+    def respond(request: dict[str, object]) -> Reply:
+        text = json.dumps(request.get("messages", []))
+        if "entries for a knowledge base" in text:
+            return Reply(content=json.dumps({"what_it_is": what_it_is}))
+        return Reply(content=json.dumps({"topic": "serving", "reason": "a serving scheduler"}))
+
+    return FakeOpenAI(respond)
+
+
+def entry_calls(server: FakeOpenAI) -> int:
+    return sum("entries for a knowledge base" in json.dumps(r["messages"]) for r in server.requests)
+
+
+def curate(ws: Path, server: FakeOpenAI) -> dict[str, object]:
+    env = {"FRONTIER_LLM__BASE_URL": server.url, "FRONTIER_LLM__BACKEND": "vllm"}
+    result = run_cli("-w", str(ws), "--no-cache", "curate", "--json", env=env)
+    assert result.code == 0, result.err
+    return result.json()
+
+
+def test_a_failing_model_is_asked_only_for_a_sample_once_it_has_failed(tmp_path: Path) -> None:
+    ws = tmp_path / "kb"
+    assert run_cli("init", str(ws)).code == 0
+    ingest(ws, papers(SYSTEMS[:22], 1), "first.jsonl")
+    # the title again: the check refuses it, the entry quotes the abstract
+    failing = "Request Scheduling for Continuous Batching, a scheduler for continuous batching."
+    with entry_replies(failing) as server:
+        curate(ws, server)
+        # a run learns from its own replies: once WINDOW have failed, the rest go without a call
+        # (those already in flight finish)
+        first_calls = entry_calls(server)
+        assert WINDOW <= first_calls <= 22
+    ingest(ws, papers(SYSTEMS[22:], 101), "second.jsonl")
+    with entry_replies(failing) as server:
+        second = curate(ws, server)
+        assert entry_calls(server) == SAMPLE  # the sample: a better model would be noticed
+    (note,) = second["notes"]
+    assert note.startswith(f"entry: the model's replies failed the check in {WINDOW} of the last")
+    assert "quoting the abstract without asking it for 6" in note
+    entries = db(ws).execute("SELECT model, what FROM entries").fetchall()
+    assert len(entries) == 30 and {e["model"] for e in entries} == {"abstract"}
+    assert all(e["what"].startswith("We present") for e in entries)
+    status = run_cli("-w", str(ws), "status", "--json").json()
+    (row,) = [r for r in status["model_checks"] if r["step"] == "entry"]
+    assert (row["checked"], row["passed"], row["asks"]) == (first_calls + SAMPLE, 0, "sample only")
+
+
+def test_a_model_whose_replies_pass_is_asked_every_time(tmp_path: Path) -> None:
+    ws = tmp_path / "kb"
+    assert run_cli("init", str(ws)).code == 0
+    ingest(ws, papers(SYSTEMS[:22], 1), "first.jsonl")
+    passing = (
+        "A request scheduler that admits requests into the running batch by expected decode "
+        "length and preempts long requests when the KV cache fills."
+    )
+    with entry_replies(passing) as server:
+        curate(ws, server)
+    ingest(ws, papers(SYSTEMS[22:], 101), "second.jsonl")
+    with entry_replies(passing) as server:
+        second = curate(ws, server)
+        assert entry_calls(server) == 8 and not second["notes"]
+    models = {r["model"] for r in db(ws).execute("SELECT model FROM entries")}
+    assert models == {"fake-model"}
+
+
+def test_a_step_set_to_never_takes_codes_answer_without_a_call(tmp_path: Path) -> None:
+    ws = tmp_path / "kb"
+    assert run_cli("init", str(ws)).code == 0
+    config = ws / "frontier.toml"
+    config.write_text(
+        config.read_text().replace("model_steps = {}", 'model_steps = { entry = "never" }')
+    )
+    ingest(ws, papers(SYSTEMS[:3], 1), "first.jsonl")
+    with entry_replies("unused") as server:
+        result = curate(ws, server)
+        assert entry_calls(server) == 0
+    assert result["notes"] == ["entry: set to never ask the model; quoting the abstract for 3"]

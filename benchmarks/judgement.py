@@ -36,7 +36,6 @@ import re
 import sqlite3
 import sys
 import tempfile
-import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from content import agrees, numbers, open_db, run_cli, squash
 
 from frontier.sources.abstracts import read_abstracts
 from frontier.sources.records import SourceRecord
+from frontier.workspace import open_workspace
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -111,24 +111,17 @@ def paper_ids(conn: sqlite3.Connection, labels: list[dict]) -> dict[str, str]:
     return ids
 
 
-def targets(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
+def targets(conn: sqlite3.Connection, theses: list[str]) -> dict[str, tuple[str, str]]:
     """G1, G2, ... and T1, T2, ...: the configured gaps and theses in file order, each as the
     (kind, target) its relations are stored under."""
     gaps = conn.execute("SELECT id FROM gaps WHERE source = 'config' ORDER BY id").fetchall()
     found = {f"G{n}": ("gap", str(row["id"])) for n, row in enumerate(gaps, start=1)}
-    theses = _config_theses(conn)
     found |= {f"T{n}": ("thesis", text) for n, text in enumerate(theses, start=1)}
     return found
 
 
-def _config_theses(conn: sqlite3.Connection) -> list[str]:
-    path = Path(conn.execute("PRAGMA database_list").fetchone()["file"]).parents[1]
-    config = tomllib.loads((path / "frontier.toml").read_text("utf-8"))
-    return [text for topic in config.get("topics", []) for text in topic.get("theses", [])]
-
-
-def relation_figures(conn, labels, ids) -> dict:  # type: ignore[no-untyped-def]
-    wanted = targets(conn)
+def relation_figures(conn, labels, ids, theses) -> dict:  # type: ignore[no-untyped-def]
+    wanted = targets(conn, theses)
     tally = Counter()
     wrong: list[str] = []
     for label in labels:
@@ -272,13 +265,14 @@ def entity_figures(conn, labels, ids) -> dict:  # type: ignore[no-untyped-def]
 
 def measure(directory: Path) -> dict:
     figures = {}
+    theses = [text for topic in open_workspace(directory).settings.topics for text in topic.theses]
     with open_db(directory) as conn:
         for half, path in HALVES.items():
             labels = load(path)
             ids = paper_ids(conn, labels)
             figures[half] = {
                 "papers": (len(ids), len(labels)),
-                "relations": relation_figures(conn, labels, ids),
+                "relations": relation_figures(conn, labels, ids, theses),
                 "topic": topic_figures(conn, labels, ids),
                 "headlines": headline_figures(conn, labels, ids),
                 "comparisons": comparison_figures(conn, labels, ids),

@@ -20,6 +20,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from frontier.curate.claims import system_names
 from frontier.curate.support import content_stems, is_prose, plain_math, sentences_of
 
 WHOLE_PART = 3  # a part of up to this many words is held only with all of them
@@ -38,10 +39,6 @@ _OWN = re.compile(
     re.IGNORECASE,
 )
 _PLURAL = re.compile(r"(?<=[a-z]{3})(?<!s)s\b")
-_NAMED = re.compile(
-    r"\b(?i:we|this paper|this work)\s+(?i:propose|present|introduce|develop|design|build)s?\s+"
-    r"(?:\w+\s+){0,3}?([A-Z][\w\-]*[A-Z0-9][\w\-]*)"
-)
 
 
 @dataclass(frozen=True)
@@ -110,18 +107,10 @@ def holds(part: Part, stems: set[str]) -> bool:
     return _count(part, stems) >= part.needed()
 
 
-def system_name(title: str, abstract: str) -> str:
-    """The name of the paper's own system: its title's head ("DistServe: ...") or the name it
-    introduces ("we propose CateKV"), or ''."""
-    head, colon, _ = title.partition(":")
-    if colon and 0 < len(head.split()) <= 3:
-        return head.strip()
-    named = _NAMED.search(abstract)
-    return named.group(1) if named else ""
-
-
-def is_own_work(sentence: str, system: str) -> bool:
-    return bool(_OWN.search(sentence)) or bool(system and system in sentence)
+def is_own_work(sentence: str, names: list[str]) -> bool:
+    """The sentence speaks of the paper's own work: we / our / this paper / its experiments, or
+    one of the names it gives its system (`claims.system_names`)."""
+    return bool(_OWN.search(sentence)) or any(name in sentence for name in names)
 
 
 def own_pages(
@@ -133,23 +122,17 @@ def own_pages(
 
 
 def own_work_sentences(
-    title: str, abstract: str, pages: list[tuple[int, str]]
+    title: str, abstract: str, pages: list[tuple[int, str]], provisional: bool = False
 ) -> list[tuple[str, int | None]]:
     """The abstract's and these pages' sentences that speak of the paper's own work, then the
-    title (page None for the abstract and the title)."""
-    system = system_name(title, abstract)
+    title (page None for the abstract and the title), unless it is a `provisional` stand-in
+    made of the abstract's opening words: background, not the paper's own work."""
+    names = system_names(title, abstract)
     units = [(s, None) for s in sentences_of(plain_math(abstract))]
     units += [(s, n) for n, text in pages for s in sentences_of(plain_math(text))]
-    found = [(s, p) for s, p in units if is_prose(s) and is_own_work(s, system)]
+    found = [(s, p) for s, p in units if is_prose(s) and is_own_work(s, names)]
     # the title last: a sentence of the paper is the better evidence when it holds as much
-    return found if _provisional(title, abstract) else [*found, (title, None)]
-
-
-def _provisional(title: str, abstract: str) -> bool:
-    """A stand-in title made of the abstract's opening words (a bare abstract has no title of
-    its own): background, not the paper's own work."""
-    opening = title.split(": ", 1)[-1].rstrip("…").strip()
-    return not title or (bool(opening) and abstract.startswith(opening))
+    return found if provisional or not title else [*found, (title, None)]
 
 
 def coverage(

@@ -11,6 +11,7 @@ from pydantic import BaseModel, create_model
 
 from frontier.curate.candidates import Candidate
 from frontier.curate.spans import LOWER_IS_BETTER, Proposal, Span, propose
+from frontier.curate.support import CITES_OTHERS
 from frontier.curate.verify import normalize, verify_claim
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
@@ -185,7 +186,6 @@ def gate(claim: Claim, own_names: list[str] | None = None) -> Claim:
 
 HEADLINE_FLOOR = 6
 _OWN = re.compile(r"\b(?:we|our|this paper|this work)\b", re.IGNORECASE)
-_OTHERS = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\(\w[\w\s.&]*,? \d{4}\w?\)|\bet al\.", re.I)
 _HEADLINE_SECTIONS = {"abstract": 4, "introduction": 2, "conclusion": 2, "conclusions": 2}
 
 
@@ -198,7 +198,7 @@ def headline_score(claim: Claim, names: list[str]) -> float:
     score -= 10 if claim.unit in ("bit", "bits") else 0  # a precision is a setting, not a result
     own = _OWN.search(claim.quote) or any(n in claim.quote for n in names)
     score += 2 if own else 0
-    score -= 3 if _OTHERS.search(claim.quote) else 0
+    score -= 3 if CITES_OTHERS.search(claim.quote) else 0
     score += 1 if _SUMMARY.search(claim.value_text) else 0
     return score
 

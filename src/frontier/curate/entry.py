@@ -107,7 +107,7 @@ def contribution_sentences(title: str, abstract: str) -> str:
         lambda s: _CONTRIBUTION.search(s),
         lambda s: any(re.match(rf"(?:[A-Z]\w+,\s*)?{re.escape(n)}\b", s, re.I) for n in names),
         lambda s: _STUDY.search(s),
-        lambda s: is_own_work(s, ""),  # "We cast ... as ...": the paper's own, said plainly
+        lambda s: is_own_work(s, []),  # "We cast ... as ...": the paper's own, said plainly
     )
     for says_what in tiers:
         for i, sentence in enumerate(sentences):

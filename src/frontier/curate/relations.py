@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from frontier.config import Entity
 from frontier.curate.addresses import Part, holds, stems_of
-from frontier.curate.support import is_prose, plain_math, sentences_of, support
+from frontier.curate.support import CITES_OTHERS, is_prose, plain_math, sentences_of, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 
@@ -35,7 +35,6 @@ class Relation:
 class Evidence:
     sentence: str
     page: int | None
-    similarity: float
 
 
 class RelateVerdict(BaseModel):
@@ -67,9 +66,7 @@ def before_references(
 
 
 OTHERS_KINDS = frozenset({"related work", "background"})
-# a sentence about cited work: a bracketed or author-year citation, "et al."
 _OPENS_OWN = re.compile(r"^\W*(?:[\w-]+,?\s+){0,3}(?:we|our)\b", re.IGNORECASE)
-_CITES = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\(\w[\w\s.&]*,? \d{4}\w?\)|\bet al\.")
 
 
 def paper_sentences(
@@ -86,7 +83,7 @@ def paper_sentences(
         for number, text in pages
         if not (kinds_by_page.get(number) and kinds_by_page[number] <= OTHERS_KINDS)
         for s in sentences_of(plain_math(text))
-        if not _CITES.search(s) or _OPENS_OWN.match(s)
+        if not CITES_OTHERS.search(s) or _OPENS_OWN.match(s)
     ]
     return [(s, p) for s, p in found if is_prose(s)]
 

@@ -127,6 +127,10 @@ _STOP = frozenset(
 )
 
 
+# a sentence about cited work: a bracketed or author-year citation, "et al."
+CITES_OTHERS = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\(\w[\w\s.&]*,? \d{4}\w?\)|\bet al\.", re.I)
+
+
 def sentences_of(text: str) -> list[str]:
     return [s for s in _SENTENCE.split(" ".join(text.split())) if s]
 

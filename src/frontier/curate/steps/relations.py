@@ -3,6 +3,7 @@ addresses, with the own-work sentence that shows it as evidence."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -91,29 +92,32 @@ class _PaperRelations:
 
 
 def _addressed(
-    ctx: Context,
     paper: sqlite3.Row,
     topics: list[str],
     own_text: list[tuple[int, str]],
     kinds: dict[int, set[str]],
-    items: list[Item],
+    items: list[tuple[Item, tuple[Part, ...]]],
+    spelled: re.Pattern[str] | None,
 ) -> tuple[list[tuple[Item, Relation]], list[Candidate]]:
     """The items the paper's own-work sentences address part by part (a relation by code), and
     those they address but for one part (for the model to confirm over the best sentence)."""
-    units = own_work_sentences(paper["title"], paper["abstract"] or "", own_pages(own_text, kinds))
-    field_words = stems_of(ctx.settings.field.name)
-    spelled = acronym_expansions(ctx.settings.field.name)
+    units = own_work_sentences(
+        paper["title"],
+        paper["abstract"] or "",
+        own_pages(own_text, kinds),
+        bool(paper["title_provisional"]),
+    )
     found, near = [], []
-    for item in items:
+    for item, parts in items:
         if item[0] != "thesis" and item[2] not in topics:
             continue
-        held = parts_held(item_parts(item[3], field_words), units, spelled)
+        held = parts_held(parts, units, spelled)
         if held is None or not any(held.held):
             continue
         if held.complete():
             found.append((item, _code_relation(item, held)))
         elif len(held.missing()) == 1 and len(held.parts) > 1:
-            near.append((item, Evidence(held.evidence, held.page, 0.0), held.missing()[0]))
+            near.append((item, Evidence(held.evidence, held.page), held.missing()[0]))
     return found, near
 
 
@@ -127,6 +131,9 @@ def _todo(
 ) -> list[_PaperRelations]:
     """The papers whose relations must be redone, each with what code finds for it."""
     stamps = Stamps(ctx.conn, "relations")
+    field_words = stems_of(ctx.settings.field.name)
+    spelled = acronym_expansions(ctx.settings.field.name)
+    parted = [(item, item_parts(item[3], field_words)) for item in items]
     todo = []
     for paper in papers:
         topics = store.topics_of(ctx.conn, paper["id"])
@@ -144,7 +151,7 @@ def _todo(
         found = entity_relations(
             ctx.settings.entities, paper["title"], paper["abstract"] or "", own_text, kinds
         )
-        addressed, near = _addressed(ctx, paper, topics, own_text, kinds, items)
+        addressed, near = _addressed(paper, topics, own_text, kinds, parted, spelled)
         todo.append(_PaperRelations(paper, topics, key, quick, found, addressed, near))
     stamps.flush()
     return todo

@@ -192,6 +192,11 @@ def test_a_baseline_is_named_plainly_after_its_cue() -> None:
     assert [b.text for b in propose(share)[0].baselines] == ["vLLM"]
     opening = "Compared to vLLM, we serve 2.1× more requests and up to 3.2× higher capacity."
     assert [[b.text for b in p.baselines] for p in propose(opening)] == [["vLLM"], ["vLLM"]]
+    each = "It raises throughput by up to 2.9× compared to chunked prefill and 4.1× compared to TurboServe."
+    assert [[b.text for b in p.baselines] for p in propose(each)] == [
+        ["chunked prefill"],
+        ["TurboServe"],
+    ]
 
 
 def test_a_result_inside_the_paper_is_a_headline_only_when_nothing_else_is() -> None:
@@ -203,6 +208,13 @@ def test_a_result_inside_the_paper_is_a_headline_only_when_nothing_else_is() -> 
     outside = _claim("QuillAttention trains GPT-2 1.7× faster than the HuggingFace baseline.")
     marked = mark_headlines([*variant, *memory, *outside], title)
     assert [c.headline for c in marked] == [False, False, True]
+    share = _claim(
+        "QuillAttention serves 3.1× more requests while meeting the SLO for > 90% of requests."
+    )
+    marked = mark_headlines(share, title)
+    assert [(c.value_text, c.headline) for c in marked] == [("3.1×", True), ("> 90%", False)]
+    loss = _claim("QuillAttention keeps accuracy losses of less than 1% at 3 bits.")
+    assert loss[0].metric == "accuracy losses"
     alone = mark_headlines(variant, title)
     assert [c.headline for c in alone] == [True]  # nothing else: the variant is the result
 

@@ -18,7 +18,7 @@ from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-14"
+TYPING_VERSION = "spans-16"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -312,14 +312,22 @@ _INSIDE_BASELINE = re.compile(r"^(?:without|w/o|our|its own|the same)\b", re.IGN
 def _inside_result(claim: Claim, names: list[str]) -> bool:
     """Not a result against the outside world: the paper's own system as the baseline (a variant
     against the original), an ablation ('without X'), or a setting (a memory size, a bit width,
-    a model or batch size) stated with no direction."""
+    a model or batch size) or a share it holds for, stated with no direction."""
     baseline = claim.baseline.strip()
     if baseline and (
         _INSIDE_BASELINE.match(baseline) or any(_names_own(n, baseline) for n in names)
     ):
         return True
     setting = _SETTING_UNIT.match(claim.unit) or _SETTING_METRIC.search(claim.metric)
-    return bool(setting) and not claim.direction
+    return bool(setting or _share_of(claim)) and not claim.direction
+
+
+def _share_of(claim: Claim) -> bool:
+    """'within latency constraints for > 90% of requests': a share the result holds for (a
+    condition of it), not a result of its own."""
+    at = claim.quote.find(claim.value_text)
+    after = claim.quote[at + len(claim.value_text) :] if at >= 0 else ""
+    return claim.unit == "%" and not claim.baseline and after.startswith(" of ")
 
 
 def _names_own(name: str, baseline: str) -> bool:

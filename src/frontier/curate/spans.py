@@ -45,7 +45,8 @@ _HIGHER = re.compile(
 _METRIC_HEAD = (
     r"(?:throughput|goodput|latenc(?:y|ies)|time[- ]to[- ]first[- ]token|TTFT|TPOT|TBT|"
     r"time per output token|time between tokens|speed[- ]?ups?|speed|memory(?: usage| footprint|"
-    r" overhead| consumption| traffic)?|KV[- ]cache(?: size| memory| usage)?|perplexity|accuracy|"
+    r" overhead| consumption| traffic)?|KV[- ]cache(?: size| memory| usage)?|perplexity|"
+    r"accuracy (?:loss(?:es)?|drops?|degradation)|accuracy|"
     r"cost|energy|power|bandwidth|utili[sz]ation|MFU|FLOPs|requests|request rate|SLOs?|"
     r"SLO attainment|capacity|batch size|context length|sequence length|hit rate|acceptance rate|"
     r"quantization error|error|area|efficiency|wall-clock time|runtime|execution time|"
@@ -457,9 +458,13 @@ def _baselines(sentence: str, value: Span, clause: Span) -> list[Span]:
     clause or after it; a list introduced by 'such as' is the baseline it names."""
     found = _of_after(sentence, value)
     leading = _LEADING_COMPARE.match(sentence)
+    own_cue = False  # a cue in the value's own clause: a later value's cue is not its baseline
     for cue in _COMPARE.finditer(sentence):
         if cue.start() < clause.start and not (leading and cue.start() == leading.start(1)):
             continue
+        if cue.start() >= clause.end and own_cue:
+            break
+        own_cue = own_cue or cue.start() < clause.end
         rest = sentence[cue.end() :]
         if _NOT_BASELINE.match(rest):
             continue
@@ -497,7 +502,7 @@ _BASELINE_WORD = re.compile(
     r"attention|autoregressive|standard|vanilla|naive|prior|existing|state-of-the-art|original|"
     r"dense|uncompressed|full|previous|conventional|traditional|default|static|sequential|"
     r"non-\w+|without \w+|works?|techniques?|frameworks?|counterparts?|designs?|policy|"
-    r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin|[\w]+-only|batch(?:es|ing)?)\b",
+    r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin|[\w]+-only|batch(?:es|ing)?|prefill(?:ing)?)\b",
     re.IGNORECASE,
 )
 _DETERMINER = re.compile(r"^(?:the|a|an|its|their|our|that of|those of)\s+", re.IGNORECASE)

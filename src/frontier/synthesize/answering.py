@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from frontier.curate.support import content_stems, names_in, sentences_of
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import strip_citations
+from frontier.synthesize.meaning import says_nothing
 from frontier.synthesize.retrieve import content_words
 
 ANSWERING_SHOWN = 3
@@ -90,6 +91,12 @@ _CELL_NUMBER = re.compile(r"^[±~≈<>(]?[-+]?\d[\d,.]*(?:[%×x]|[KMGT]?B|ms|s)?
 _READ_ROW = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)(?:\s*\d+)? row[,:]", re.IGNORECASE)
 _CAPTION = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)\s*\d+[.:]", re.IGNORECASE)
 _HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+[A-Z][\w -]{0,60}$")
+_LEADING_HEADING = re.compile(
+    r"^(?:\d+(?:\.\d+){0,3}\.?|[A-Z]\.\d+(?:\.\d+)*)\s+[A-Z][^.!?]{2,80}?\s+"
+    r"(?=(?:We|In|The|This|These|Our|To|For|As|An?|Since|While|When|Given|Here|Unlike|Although"
+    r"|However|Previous|Prior|Most|Many|Existing|Recent|Despite|Because|One|Consider|Let|Figure"
+    r"|Table|First|Finally|Next|Each|After|Before|Once|If|With|By|At|On|Using|Following)\s)"
+)
 _REFERENCE = re.compile(
     r"^\[\d+\]\s|\bet al\.,? (?:\d{4}|[A-Z])|\bIn Proceedings\b|\barXiv preprint\b|\bpp\. \d"
     r"|\bProc\. of\b|\bURL\s|https?://|\bdoi:"
@@ -114,6 +121,40 @@ _MODEL = re.compile(
     r"|Pythia|MPT|T5|mT5|Chinchilla|DeepSeek|Yi|LWM|StableLM|BERT|CodeLlama)\b"
     r"|\b\d+(?:\.\d+)?[BM]\b"
 )
+_MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?\s?[BM]")
+_TIME = re.compile(
+    r"\d[\d,.]*(?:\s?[-–]\s?\d[\d,.]*)?\s?(?:ms|µs|us|s|sec|seconds?|minutes?|mins?|hours?|"
+    r"hrs?|days?|GPU[- ]hours?)\b"
+)
+_RATIO = re.compile(r"\d[\d,.]*\s?(?:%|×|x\b|times\b|-fold\b)")
+_AMOUNT = re.compile(r"\d[\d,.]*\s?(?:[KMGTP]i?B(?:/s)?\b|GB/s|[GMT]bps\b|bytes?\b|bits?\b)")
+_UNITS_ASKED: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (
+        re.compile(
+            r"\bhow long\b|\bhow much time\b|\btakes? to\b|\bpaused\b|\bdowntime\b|\bhow quickly\b",
+            re.IGNORECASE,
+        ),
+        _TIME,
+    ),
+    (
+        re.compile(
+            r"\bhow much (?:\w+ )?(?:slower|faster|higher|lower|better|worse|more|less|smaller|"
+            r"larger|cheaper|fewer)\b|\bby how much\b|\bhow many times\b|\bspeed-?ups?\b"
+            r"|\bwhat (?:fraction|share|percentage|ratio)\b|\bhow expensive\b|\bcheaper\b",
+            re.IGNORECASE,
+        ),
+        _RATIO,
+    ),
+    (
+        re.compile(
+            r"\bhow much (?:\w+[- ]){0,2}(?:memory|space|storage|bandwidth)\b|\bbandwidth\b"
+            r"|\bbits?\b|\bbytes?\b",
+            re.IGNORECASE,
+        ),
+        _AMOUNT,
+    ),
+    (re.compile(r"\bhow expensive\b|\bcost\b", re.IGNORECASE), _TIME),
+]
 _CAUSE = re.compile(
     r"\b(?:because|since|due to|so that|in order to|to avoid|to reduce|to keep|as a result|"
     r"trade-?off|at the cost of|leads? to|results? in|caused? by|the reason|this is why|"
@@ -231,9 +272,29 @@ def asked_kinds(question: str) -> list[str]:
     return [kind for kind, asked, _ in _ASKED if asked.search(question)]
 
 
-def holds_kind(kind: str, sentence: str) -> bool:
+def holds_kind(kind: str, sentence: str, given: frozenset[str] = frozenset()) -> bool:
+    """The sentence holds an answer of this kind; a quantity only counts when it is not one of
+    the numbers the question itself gives (`given`) nor a model's size ("65B")."""
     pattern = next(answer for name, _, answer in _ASKED if name == kind)
-    return bool(pattern.search(sentence))
+    if kind != "quantity":
+        return bool(pattern.search(sentence))
+    return any(_new_quantity(match.group(), given) for match in pattern.finditer(sentence))
+
+
+def _new_quantity(found: str, given: frozenset[str]) -> bool:
+    return not _MODEL_SIZE.fullmatch(found.strip()) and not set(_NUMBER.findall(found)) <= given
+
+
+def asked_units(question: str) -> list[re.Pattern[str]]:
+    """The units a how-much / how-long question asks its number in (a time, a ratio, an amount of
+    memory or bandwidth, a cost); none when any number may answer it."""
+    return [unit for asked, unit in _UNITS_ASKED if asked.search(question)]
+
+
+def holds_unit(units: list[re.Pattern[str]], sentence: str, given: frozenset[str]) -> bool:
+    return any(
+        _new_quantity(match.group(), given) for unit in units for match in unit.finditer(sentence)
+    )
 
 
 def candidates(bundle: Bundle, pages: dict[tuple[str, int], str]) -> list[Candidate]:
@@ -278,7 +339,13 @@ def page_units(text: str) -> list[str]:
         prose.append(line)
     units.extend(_rows(table, ""))
     units.extend(sentences_of(" ".join(prose)))
-    return [re.sub(r"(?<=\w)- (?=\d)", "-", unit) for unit in units if unit]
+    return [re.sub(r"(?<=\w)- (?=\d)", "-", unit) for unit in map(without_heading, units) if unit]
+
+
+def without_heading(sentence: str) -> str:
+    """A sentence without the numbered section heading a page's flattened lines ran into it
+    ("4.3 Parallel attention layers We consider ..." → "We consider ...")."""
+    return _LEADING_HEADING.sub("", sentence, count=1)
 
 
 def _is_row(line: str) -> bool:
@@ -328,7 +395,8 @@ def is_answer_like(sentence: str) -> bool:
         return False
     if is_read_row(body):
         return True
-    return body[0].isupper() or body[0].isdigit() or body[0] in "(\"'“"
+    opens = body[0].isupper() or body[0].isdigit() or body[0] in "(\"'“"
+    return opens and not says_nothing(body)
 
 
 def rank(
@@ -361,7 +429,8 @@ class _Features:
         self.asked = asked_kinds(question)
         self.subjects = {name.lower() for name in names_in(question) if len(name) > 2}
         self.question_stems = content_stems(question)
-        self.question_numbers = set(_NUMBER.findall(question))
+        self.question_numbers = frozenset(_NUMBER.findall(question))
+        self.units = asked_units(question)
         focus = _FOCUS.search(question)
         self.focus = content_stems(focus.group(1)) if focus else set()
         self.words = [{w[:5] for w in _WORD.findall(c.text.lower())} & wanted for c in found]
@@ -393,7 +462,7 @@ class _Features:
             + W_NEAR * self._nearest(text)
             + W_MEANING * self.meaning[index]
             + W_BESIDE * self._beside(index)
-            + W_KIND * _kind_score(self.asked, text)
+            + W_KIND * _kind_score(self.asked, text, self.question_numbers, self.units)
             + W_LACKS_KIND * self._lacks_kind(text)
             + W_NAMED_KIND * self._names_kind(text)
             + W_ASKED * (len(self.focus & stems) / len(self.focus) if self.focus else 0.0)
@@ -417,7 +486,7 @@ class _Features:
     def _lacks_kind(self, text: str) -> bool:
         """The question asks for a hardware, a quantity or a model and the sentence holds none."""
         first = self.asked[0] if self.asked else ""
-        return first in SPECIFIC_KINDS and not holds_kind(first, text)
+        return first in SPECIFIC_KINDS and not holds_kind(first, text, self.question_numbers)
 
     def _nearest(self, text: str) -> float:
         """The most weight of the question's topical words within one short run of words."""
@@ -438,11 +507,23 @@ class _Features:
         return max(around, default=0.0)
 
 
-def _kind_score(asked: list[str], sentence: str) -> float:
+def _kind_score(
+    asked: list[str],
+    sentence: str,
+    given: frozenset[str] = frozenset(),
+    units: list[re.Pattern[str]] | None = None,
+) -> float:
     """1 for the most specific kind asked that the sentence holds, less for a later one; a
-    sentence that only names the kind ("GPUs", "a cluster") counts less."""
+    sentence that only names the kind ("GPUs", "a cluster") or a number in another unit than
+    the one asked counts less."""
     for place, kind in enumerate(asked):
-        if holds_kind(kind, sentence):
+        if kind == "quantity" and units:
+            if holds_unit(units, sentence, given):
+                return 1.0 / (1 + 0.5 * place)
+            if holds_kind(kind, sentence, given):
+                return GENERIC_KIND / (1 + 0.5 * place)
+            continue
+        if holds_kind(kind, sentence, given):
             return 1.0 / (1 + 0.5 * place)
         if kind == "hardware" and _GENERIC_HARDWARE.search(sentence):
             return GENERIC_KIND / (1 + 0.5 * place)

@@ -91,6 +91,14 @@ _STOPWORDS_START = frozenset(
 _FUNCTION_WORDS = frozenset(
     "the a an of to and or with than by for in on at as from is are was were be".split()  # noqa: SIM905
 )
+# what a repeated phrase may have between its words and still be the same phrase
+_PLAIN_WORDS = (
+    _FUNCTION_WORDS
+    | _STOPWORDS_START
+    | frozenset(
+        "this these it its that which who we our they there here also then so".split()  # noqa: SIM905
+    )
+)
 # a negation; "not only", "no more than", "none of" (a quantity) and the like deny nothing
 _NEGATORS = re.compile(
     r"\b(?:not(?! only\b| just\b)|no(?! (?:more|less|fewer|later|sooner) than\b)|never|cannot|"
@@ -253,6 +261,9 @@ _SCOPE_SKIP = frozenset(
     ]
 )
 _TOKEN = re.compile(r"\S+")
+TAUTOLOGY_ELSE = (
+    6  # content words and numbers said once beside a repeated run, past which it is no tautology
+)
 FRAGMENT_WORDS = 2  # fewer words than this are no sentence
 UNENDED_WORDS = 5  # fewer words than this, without a full stop, are no sentence either
 ECHO_WORDS = 2  # the question's content words a sentence must repeat to be an echo of it
@@ -408,16 +419,23 @@ def _has_claim_verb(words: list[str]) -> bool:
 
 
 def _is_tautology(words: list[str]) -> bool:
-    """One run of content words said twice with little else, or a word said three times."""
-    stems = [s for s in (_stem(w) for w in words) if s]
+    """One run of content words said twice, or a word said three times, with little else: a
+    long sentence that names a thing again around new facts says something."""
+    stems = [
+        _stem(w) or w.lower() for w in words if w.lower() not in _PLAIN_WORDS and not w[0].isdigit()
+    ]
     if len(stems) < 4:
         return False
     counts = Counter(stems)
     pairs = Counter(itertools.pairwise(stems))
     repeated_pair = any(n >= 2 for n in pairs.values())
     thrice = any(n >= 3 for n in counts.values())
+    numbers = Counter(w for w in words if w[0].isdigit())
+    said_once = sum(n == 1 for n in counts.values()) + sum(n == 1 for n in numbers.values())
     distinct_share = len(counts) / len(stems)
-    return (repeated_pair and distinct_share < 0.75) or (thrice and distinct_share < 0.7)
+    return said_once <= TAUTOLOGY_ELSE and (
+        (repeated_pair and distinct_share < 0.75) or (thrice and distinct_share < 0.7)
+    )
 
 
 def _stem(word: str) -> str:

@@ -1,0 +1,82 @@
+"""The answering sentences code ranks over a page: the kind of answer asked for, in the unit asked
+for, and sentences read without the section heading a flattened page ran into them."""
+
+from __future__ import annotations
+
+from frontier.synthesize.answering import (
+    Candidate,
+    asked_units,
+    holds_kind,
+    page_units,
+    rank,
+    without_heading,
+)
+from frontier.synthesize.meaning import TAUTOLOGY, says_nothing, shipped_similarity
+
+
+def _candidates(sentences: list[str]) -> list[Candidate]:
+    return [Candidate(1, "p1", 4, s, " ".join(sentences), "Efficient inference") for s in sentences]
+
+
+def test_a_how_much_slower_question_is_answered_by_the_ratio_not_the_models_size() -> None:
+    question = (
+        "How much slower is decoding on PaLM 540B with a serial block instead of a parallel one?"
+    )
+    sentences = [
+        "We consider a variant of PaLM 540B with the serial block in place of the parallel block.",
+        "The serial block incurs 14% higher decoding latency per step than the parallel block.",
+        "We use a context length of 2048 tokens and sweep over the batch size for PaLM 540B.",
+    ]
+    best = rank(question, _candidates(sentences), shipped_similarity())[0]
+    assert "14%" in best.text
+
+
+def test_a_how_long_question_wants_a_time() -> None:
+    question = "How long does it take to quantize LLaMA-65B with the method?"
+    assert asked_units(question)
+    sentences = [
+        "We quantize LLaMA-65B with 3-bit weights and report perplexity on three datasets.",
+        "To quantize each layer, the method solves a small least-squares problem per row.",
+        "We quantize the models with a group size of 16 and keep outliers in 16 bits.",
+        "Our implementation takes around 4.5 hours on the largest model (65B) on one A100.",
+        "Quantized models keep their accuracy within 1% of the 16-bit baseline.",
+    ]
+    assert "4.5 hours" in rank(question, _candidates(sentences), shipped_similarity())[0].text
+
+
+def test_a_number_the_question_gives_or_a_model_size_is_no_quantity_answer() -> None:
+    given = frozenset({"540"})
+    assert not holds_kind("quantity", "A variant of PaLM 540B is served.", given)
+    assert not holds_kind("quantity", "We serve LLaMA 65B on the cluster.", frozenset())
+    assert holds_kind("quantity", "It adds 14% to the latency of PaLM 540B.", given)
+
+
+def test_a_numbered_heading_run_into_its_first_sentence_is_cut_off() -> None:
+    assert (
+        without_heading("4.3 Parallel attention layers We consider a variant of the model.")
+        == "We consider a variant of the model."
+    )
+    assert (
+        without_heading("5.3 A Note on Power Consumption In evaluating our method, we compare.")
+        == "In evaluating our method, we compare."
+    )
+    # a sentence that opens with a number is not a heading
+    assert without_heading("16 GPUs are used. We run") == "16 GPUs are used. We run"
+    assert without_heading("2 Preliminaries.") == "2 Preliminaries."
+    units = page_units("7 Conclusion We introduce a kernel that fuses prefill and decode.")
+    assert units == ["We introduce a kernel that fuses prefill and decode."]
+
+
+def test_a_tautology_says_one_thing_twice_with_little_else() -> None:
+    empty = (
+        "This is a fixed block size that is used to manage the KV cache, which is a fixed-size "
+        "KV cache that is used to store the KV cache."
+    )
+    assert says_nothing(empty) == TAUTOLOGY
+    # naming a thing again around new facts says something, and a page's such sentence answers
+    full = (
+        "We observe that tile-quantization can dramatically increase prefill computation time, "
+        "e.g., using chunk size of 257 can increase prefill time by 32% compared to chunk size 256."
+    )
+    assert says_nothing(full) == ""
+    assert page_units(full) == [full]

@@ -7,6 +7,7 @@ from frontier.synthesize.answering import (
     Candidate,
     asked_units,
     holds_kind,
+    is_answer_like,
     page_units,
     rank,
     without_heading,
@@ -80,3 +81,13 @@ def test_a_tautology_says_one_thing_twice_with_little_else() -> None:
     )
     assert says_nothing(full) == ""
     assert page_units(full) == [full]
+
+
+def test_a_sentence_citing_others_by_author_and_year_is_still_an_answer() -> None:
+    cited = (
+        "Our calibration data consists of 128 random 2048-token segments from the C4 dataset "
+        "(Raffel et al., 2020), i.e., excerpts from randomly crawled websites."
+    )
+    assert is_answer_like(cited)
+    entry = "[12] A. Author and B. Author. Fast decoding. In Proceedings of MLSys, pp. 1-12, 2023."
+    assert not is_answer_like(entry)

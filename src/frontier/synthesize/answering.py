@@ -98,7 +98,7 @@ _LEADING_HEADING = re.compile(
     r"|Table|First|Finally|Next|Each|After|Before|Once|If|With|By|At|On|Using|Following)\s)"
 )
 _REFERENCE = re.compile(
-    r"^\[\d+\]\s|\bet al\.,? (?:\d{4}|[A-Z])|\bIn Proceedings\b|\barXiv preprint\b|\bpp\. \d"
+    r"^\[\d+\]\s|\bIn Proceedings\b|\barXiv preprint\b|\bpp\. \d"
     r"|\bProc\. of\b|\bURL\s|https?://|\bdoi:"
 )
 _AFFILIATION = re.compile(
@@ -314,7 +314,12 @@ def candidates(bundle: Bundle, pages: dict[tuple[str, int], str]) -> list[Candid
             beside = units[max(0, index - NEIGHBOURS) : index + NEIGHBOURS + 1]
             found.append(
                 Candidate(
-                    source.number, source.paper_id, page, unit, f"{source.title} {' '.join(beside)}"
+                    source.number,
+                    source.paper_id,
+                    page,
+                    unit,
+                    f"{source.title} {' '.join(beside)}",
+                    source.title,
                 )
             )
     return found
@@ -486,6 +491,8 @@ class _Features:
     def _lacks_kind(self, text: str) -> bool:
         """The question asks for a hardware, a quantity or a model and the sentence holds none."""
         first = self.asked[0] if self.asked else ""
+        if first == "quantity" and self.units:
+            return not holds_unit(self.units, text, self.question_numbers)
         return first in SPECIFIC_KINDS and not holds_kind(first, text, self.question_numbers)
 
     def _nearest(self, text: str) -> float:

@@ -261,9 +261,7 @@ _SCOPE_SKIP = frozenset(
     ]
 )
 _TOKEN = re.compile(r"\S+")
-TAUTOLOGY_ELSE = (
-    6  # content words and numbers said once beside a repeated run, past which it is no tautology
-)
+TAUTOLOGY_ELSE = 6  # words said once beside a repeated run, past which it is no tautology
 FRAGMENT_WORDS = 2  # fewer words than this are no sentence
 UNENDED_WORDS = 5  # fewer words than this, without a full stop, are no sentence either
 ECHO_WORDS = 2  # the question's content words a sentence must repeat to be an echo of it

@@ -3,17 +3,36 @@
 
 from __future__ import annotations
 
-import pytest
+import contextlib
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
 
+import pytest
+from helpers import run_cli
+from typer.testing import CliRunner
+
+from frontier.cli import app as APP
+from frontier.sources.records import SourceRecord
+from frontier.store.claims import Claim
+from frontier.store.curation import save_claims, save_triage
+from frontier.store.db import connect
 from frontier.store.kb import EntityInfo
+from frontier.store.papers import save_paper
+from frontier.store.runs import finish_run, start_run
 from frontier.synthesize.names import name_table
 from frontier.synthesize.results import (
+    RESULT_COLUMNS,
     ParsedValue,
     family_name,
     metric_family,
     parse_value,
     unit_name,
 )
+from frontier.workspace import open_workspace
 
 # --- values ------------------------------------------------------------------------------------
 
@@ -163,3 +182,205 @@ def test_tracked_entities_add_names_the_table_does_not_know() -> None:
     # the built-in names stay: an entity does not merge the H800 into the H100
     assert table.names_in("A100") == ("A100",) and table.names_in("NVIDIA A100") == ("A100",)
     assert table.names_in("H800") == ("H800",)
+
+
+# --- `frontier results` and the export over a stored KB ---------------------------------------
+
+VLLM_PAPERS = [
+    ("2401.00011", "Chunked Prefills for Serving", "serving"),
+    ("2401.00012", "Paged Prefix Sharing", "serving"),
+    ("2401.00013", "Low-bit Kernels on Hopper", "models"),
+]
+
+
+def _claim(metric: str, value_text: str, unit: str, baseline: str, **fields: Any) -> Claim:
+    """A claim as curation stores one: verified, typed by code, quoted on page 3."""
+    defaults: dict[str, Any] = {
+        "value": None,
+        "direction": "higher",
+        "model_name": "",
+        "hardware": "",
+        "condition": "",
+        "page": 3,
+        "quote": f"{metric} {value_text} over {baseline}",
+        "verified": True,
+        "verify_note": "",
+        "model": "code",
+        "prompt_version": "claim@1",
+    }
+    return Claim(metric, value_text=value_text, unit=unit, baseline=baseline, **defaults | fields)
+
+
+STORED_CLAIMS = {
+    "2401.00011": [
+        _claim("throughput", "up to 5.6×", "×", "vLLM", hardware="A100", model_name="OPT-13B"),
+        _claim("P99 latency", "12 ms", "ms", "Orca", direction="lower"),
+        _claim("throughput", "10×", "×", "vLLM", verified=False, verify_note="not on page 3"),
+    ],
+    "2401.00012": [
+        _claim("throughput", "2-4×", "×", "the vLLM baseline", hardware="NVIDIA A100 80GB"),
+        _claim("throughput", "2.5×", "×", "vLLM with prefix caching"),
+        _claim(
+            "time to first token",
+            "from 180 seconds to less than 6 seconds",
+            "seconds",
+            "FasterTransformer and vLLM",
+            direction="lower",
+        ),
+    ],
+    "2401.00013": [
+        _claim("throughput", "1.9×", "×", "vllm v0.2.7", hardware="8× H100 GPUs"),
+        _claim("throughput", "35%", "%", "vLLM", hardware="H100"),
+        _claim("perplexity", "5.47", "", "GPTQ", direction="lower", model_name="Llama 2 7B"),
+    ],
+}
+
+
+def _store_kb(root: Path) -> None:
+    """Papers, their triage and their claims written through the store's own functions."""
+    ws = open_workspace(root)
+    with contextlib.closing(connect(ws.db_path)) as conn:
+        run_id = start_run(conn, "curate")
+        for paper_id, title, topic in VLLM_PAPERS:
+            record = SourceRecord(source="arxiv", source_ref="test", arxiv_id=paper_id, title=title)
+            save_paper(conn, record, None, None)
+            row = {
+                "topic": topic,
+                "stage": "embedding",
+                "reason": "close",
+                "scope_line": "",
+                "score": 0.5,
+            }
+            save_triage(conn, paper_id, [row], "h", run_id)
+            save_claims(conn, paper_id, STORED_CLAIMS[paper_id], "h", run_id)
+        finish_run(conn, run_id, "ok", {})
+
+
+@pytest.fixture(scope="module")
+def results_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("results") / "kb"
+    assert run_cli("init", str(root)).code == 0
+    _store_kb(root)
+    return root
+
+
+def _invoke(root: Path, *args: str) -> Any:
+    return CliRunner().invoke(APP, ["-w", str(root), *args])
+
+
+def _json(root: Path, *args: str) -> list[dict[str, Any]]:
+    result = _invoke(root, "results", *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_results_against_vllm_are_grouped_and_sorted_by_value(results_kb: Path) -> None:
+    rows = _json(results_kb, "--baseline", "vLLM")
+    shown = [(r["family"], r["baseline_canonical"], r["value_text"]) for r in rows]
+    assert shown == [
+        ("ttft", "FasterTransformer + vLLM", "from 180 seconds to less than 6 seconds"),
+        ("throughput", "vLLM", "35%"),  # another unit: never between the × values
+        ("throughput", "vLLM", "1.9×"),
+        ("throughput", "vLLM", "2-4×"),
+        ("throughput", "vLLM", "up to 5.6×"),
+    ]
+    ttft, share, first, ranged, upper = rows
+    assert (ttft["value_low"], ttft["value_high"]) == (6.0, 180.0)
+    assert (ttft["value_from"], ttft["value_to"], ttft["value_unit"]) == (180.0, 6.0, "s")
+    assert (ranged["value_low"], ranged["value_high"], ranged["value_form"]) == (2.0, 4.0, "range")
+    assert (upper["value_low"], upper["value_high"], upper["value_form"]) == (
+        None,
+        5.6,
+        "upper bound",
+    )
+    assert share["value_unit"] == "%" and first["value_unit"] == "×"
+    assert ranged["baseline"] == "the vLLM baseline" and ranged["hardware_canonical"] == "A100"
+    assert first["hardware"] == "8× H100 GPUs" and first["hardware_canonical"] == "H100"
+    assert upper["paper"] == "2401.00011" and upper["title"] == "Chunked Prefills for Serving"
+    assert upper["model_canonical"] == "OPT-13B" and upper["page"] == 3
+    assert upper["quote"] == "throughput up to 5.6× over vLLM" and upper["direction"] == "higher"
+    assert set(upper) == set(RESULT_COLUMNS)
+    # not known as a whole, and not verified: neither is a result against vLLM
+    assert "2.5×" not in {r["value_text"] for r in rows}
+    assert "10×" not in {r["value_text"] for r in rows}
+    assert "10×" in {r["value_text"] for r in _json(results_kb, "--baseline", "vLLM", "--all")}
+
+
+def test_results_csv_parses_back_to_the_same_rows(results_kb: Path) -> None:
+    rows = _json(results_kb, "--baseline", "vLLM")
+    result = run_cli("-w", str(results_kb), "results", "--baseline", "vLLM", "--csv")
+    assert result.code == 0, result.err
+    parsed = list(csv.DictReader(io.StringIO(result.out)))
+    assert list(parsed[0]) == list(RESULT_COLUMNS)
+    assert parsed == [{k: _cell(v) for k, v in row.items()} for row in rows]
+    assert float(parsed[3]["value_low"]) == 2.0 and parsed[4]["value_low"] == ""
+
+
+def _cell(value: Any) -> str:
+    """A JSON value as the CSV writes it: nothing for null, 1/0 for a flag."""
+    if value is None:
+        return ""
+    return str(int(value)) if isinstance(value, bool) else str(value)
+
+
+def test_filters_combine_and_ignore_case(results_kb: Path) -> None:
+    assert _json(results_kb, "--baseline", "vllm") == _json(results_kb, "--baseline", "VLLM")
+    a100 = _json(results_kb, "--baseline", "vllm", "--hardware", "a100")
+    assert [r["value_text"] for r in a100] == ["2-4×", "up to 5.6×"]
+    h100 = _json(results_kb, "--hardware", "NVIDIA H100", "--metric", "Throughput")
+    assert [r["value_text"] for r in h100] == ["35%", "1.9×"]
+    assert [r["value_text"] for r in _json(results_kb, "--baseline", "FasterTransformer")] == [
+        "from 180 seconds to less than 6 seconds"
+    ]
+    llama = _json(results_kb, "--model", "meta-llama/Llama-2-7b-hf")
+    assert [(r["family"], r["baseline_canonical"]) for r in llama] == [("perplexity", "GPTQ")]
+    assert [r["paper"] for r in _json(results_kb, "--topic", "models", "--baseline", "vLLM")] == [
+        "2401.00013",
+        "2401.00013",
+    ]
+    assert _json(results_kb, "--metric", "ttft", "--hardware", "A100") == []
+
+
+def test_unknown_keys_stay_out_of_the_groups(results_kb: Path) -> None:
+    rows = _json(results_kb, "--metric", "throughput")
+    assert [r["baseline_canonical"] for r in rows] == ["vLLM"] * 4 + [None]
+    assert rows[-1]["baseline"] == "vLLM with prefix caching"
+
+
+def test_results_table_and_refusals(results_kb: Path) -> None:
+    table = _invoke(results_kb, "results")
+    assert table.exit_code == 0, table.output
+    assert "throughput — vs vLLM" in table.stdout and "ttft — vs FasterTransformer + vLLM" in (
+        table.stdout
+    )
+    assert "throughput — vs baseline unknown" in table.stdout
+    assert "2–4 ×" in table.stdout and "≤ 5.6 ×" in table.stdout and "180 → 6 s" in table.stdout
+    assert "8 results in 5 groups." in table.stdout
+    bad = _invoke(results_kb, "results", "--metric", "bandwidth")
+    assert bad.exit_code == 1 and "unknown metric family 'bandwidth'" in bad.stderr
+    assert _invoke(results_kb, "results", "--topic", "kernels").exit_code == 1
+    assert _invoke(results_kb, "results", "--json", "--csv").exit_code == 2
+
+
+def test_user_aliases_from_the_settings_group_results(results_kb: Path, tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    shutil.copytree(results_kb, root)
+    config = root / "frontier.toml"
+    text = config.read_text().replace(
+        "aliases = {}", 'aliases = { "vLLM" = ["vLLM with prefix caching"] }'
+    )
+    config.write_text(text)
+    values = [r["value_text"] for r in _json(root, "--baseline", "vLLM", "--metric", "throughput")]
+    assert values == ["35%", "1.9×", "2-4×", "2.5×", "up to 5.6×"]
+
+
+def test_export_writes_the_results_table_as_csv_and_jsonl(results_kb: Path) -> None:
+    everything = _json(results_kb, "--all")
+    lines = run_cli("-w", str(results_kb), "export", "jsonl", "--what", "results")
+    assert lines.code == 0, lines.err
+    assert [json.loads(line) for line in lines.out.splitlines()] == everything
+    table = run_cli("-w", str(results_kb), "export", "csv", "--what", "results")
+    assert table.code == 0, table.err
+    parsed = list(csv.DictReader(io.StringIO(table.out)))
+    assert parsed == [{k: _cell(v) for k, v in row.items()} for row in everything]
+    assert {r["verified"] for r in parsed} == {"0", "1"}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,6 @@ def result_claims(
     return [_result_claim(row) for row in rows]
 
 
-def _result_claim(row: tuple) -> ResultClaim:
+def _result_claim(row: Sequence[Any]) -> ResultClaim:
     *head, verified, headline = tuple(row)
     return ResultClaim(*head, verified=bool(verified), headline=bool(headline))

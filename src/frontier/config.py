@@ -208,6 +208,16 @@ class SiteSettings(_Section):
         return value if not value or value.endswith("/") else value + "/"
 
 
+class ResultsSettings(_Section):
+    """How `frontier results` names systems, models and hardware (`[results]`)."""
+
+    aliases: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Canonical name -> other spellings; added to (and overriding) the built-in "
+        "names of the field's systems and accelerators",
+    )
+
+
 class ModelThinking(_Section):
     """How one model switches its reasoning on: the chat-template key it reads, if any."""
 
@@ -291,6 +301,9 @@ class Settings(BaseSettings):
     cluster: ClusterSettings = Field(
         default_factory=ClusterSettings, description="Where ingest's CPU work runs"
     )
+    results: ResultsSettings = Field(
+        default_factory=ResultsSettings, description="Names the results table groups by"
+    )
 
     @model_validator(mode="after")
     def _routes_point_at_siblings(self) -> Settings:
@@ -321,6 +334,7 @@ _FILE_SECTIONS: dict[str, type[BaseModel]] = {
     "llm": LLMSettings,
     "curate": CurateSettings,
     "cluster": ClusterSettings,
+    "results": ResultsSettings,
 }
 _FILE_LISTS: dict[str, type[BaseModel]] = {"topics": Topic, "entities": Entity}
 

@@ -1,5 +1,5 @@
-"""Declarations of the KB commands: papers, claims, entities, render, and the gaps and conflicts
-groups."""
+"""Declarations of the KB commands: papers, claims, results, entities, render, and the gaps and
+conflicts groups."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ conflicts_app = typer.Typer(
 app.add_typer(gaps_app, name="gaps")
 app.add_typer(conflicts_app, name="conflicts")
 
+CsvOpt = Annotated[bool, typer.Option("--csv", help="Print CSV with a header row.")]
 GapId = Annotated[int, typer.Argument(help="Gap id, as shown by `frontier gaps list`.")]
 
 
@@ -52,7 +53,7 @@ def claims(
         bool, typer.Option("--all", help="Include unverified claims (marked as such).")
     ] = False,
     json_out: JsonOpt = False,
-    csv_out: Annotated[bool, typer.Option("--csv", help="Print CSV with a header row.")] = False,
+    csv_out: CsvOpt = False,
 ) -> None:
     """Numbers the papers claim; verified ones only unless --all. Filters ignore case."""
     from frontier.commands import kb
@@ -68,6 +69,51 @@ def claims(
         output.print_claims_csv(rows)
     else:
         output.print_claims(opts.console, rows)
+
+
+@app.command("results")
+def results(
+    ctx: typer.Context,
+    metric: Annotated[
+        str | None,
+        typer.Option(
+            metavar="FAMILY",
+            help="throughput, request-rate, latency, ttft, tbt, goodput, memory, accuracy, "
+            "perplexity, energy, cost or speedup.",
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Compared with this system (any case).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Measured on this model (any case).")
+    ] = None,
+    hardware: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Measured on this hardware (any case).")
+    ] = None,
+    topic: Annotated[
+        str | None, typer.Option("--topic", "-t", help="Only papers in this topic.")
+    ] = None,
+    include_all: Annotated[
+        bool, typer.Option("--all", help="Include unverified claims (marked as such).")
+    ] = False,
+    json_out: JsonOpt = False,
+    csv_out: CsvOpt = False,
+) -> None:
+    """Results across papers: claims by metric family and baseline, sorted by value."""
+    from frontier.commands import kb
+
+    if json_out and csv_out:
+        raise OptionsError("choose one of --json and --csv")
+    opts = options(ctx)
+    filters = {"metric": metric, "baseline": baseline, "model": model, "hardware": hardware}
+    rows = kb.results(opts.workspace, filters, topic, include_all)
+    if json_out:
+        output.print_json(opts.console, rows)
+    elif csv_out:
+        output.print_results_csv(rows)
+    else:
+        output.print_results(opts.console, rows)
 
 
 @app.command("entities")

@@ -371,6 +371,61 @@ def print_claims_csv(rows: list[dict[str, Any]]) -> None:
     write_stdout(claims_csv(rows))
 
 
+def print_results_csv(rows: list[dict[str, Any]]) -> None:
+    from frontier.render.export import results_csv
+
+    write_stdout(results_csv(rows))
+
+
+def _parsed(row: dict[str, Any]) -> str:
+    """The parsed value as the table shows it: `2–4 ×`, `≤ 3.5 ×`, `180 → 6 s`, `?`."""
+    low, high, unit = row["value_low"], row["value_high"], row["value_unit"] or ""
+    if row["value_form"] is None:
+        return "?"
+    if row["value_form"] == "from-to":
+        text = f"{row['value_from']:g} → {row['value_to']:g}"
+    elif low is None:
+        text = f"≤ {high:g}"
+    elif high is None:
+        text = f"≥ {low:g}"
+    else:
+        text = f"{low:g}" if low == high else f"{low:g}–{high:g}"
+    return f"{text} {unit}".strip()
+
+
+def _result_group(row: dict[str, Any]) -> str:
+    family = row["family"] or "metric family unknown"
+    baseline = row["baseline_canonical"] or "baseline unknown"
+    return f"{family} — vs {baseline}"
+
+
+def print_results(console: Console, rows: list[dict[str, Any]]) -> None:
+    """One table per metric family and baseline, rows in the order given (sorted by value)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(_result_group(row), []).append(row)
+    columns = "paper title value parsed direction baseline model hardware page status quote"
+    for heading, members in groups.items():
+        rule(console, heading)
+        cells = [_result_cells(r) for r in members]
+        print_table(console, columns, cells, f"{_results(len(members))}.")
+    unverified = sum(1 for r in rows if not r["verified"])
+    tail = f" ({unverified} unverified: not facts)" if unverified else ""
+    groups_text = "1 group" if len(groups) == 1 else f"{len(groups)} groups"
+    console.print(f"{_results(len(rows))} in {groups_text}{tail}.")
+
+
+def _result_cells(row: dict[str, Any]) -> list[str]:
+    page = "" if row["page"] is None else str(row["page"])
+    status = "verified" if row["verified"] else "UNVERIFIED"
+    shown = [row["paper"], row["title"], row["value_text"], _parsed(row), row["direction"]]
+    return [*shown, row["baseline"], row["model"], row["hardware"], page, status, row["quote"]]
+
+
+def _results(count: int) -> str:
+    return "1 result" if count == 1 else f"{count} results"
+
+
 def _ident(value: int | None) -> str:
     return "—" if value is None else str(value)
 

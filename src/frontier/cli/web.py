@@ -24,6 +24,7 @@ class Format(StrEnum):
 class What(StrEnum):
     papers = "papers"
     claims = "claims"
+    results = "results"
     entries = "entries"
 
 
@@ -84,13 +85,13 @@ def export(
     ctx: typer.Context,
     fmt: Annotated[Format, typer.Argument(help="bibtex, csv or jsonl.")],
     what: Annotated[
-        What, typer.Option("--what", help="papers, claims or entries (bibtex: papers).")
+        What, typer.Option("--what", help="papers, claims, results or entries (bibtex: papers).")
     ] = What.papers,
     output_file: Annotated[
         Path | None, typer.Option("-o", "--output", help="File to write (default: stdout).")
     ] = None,
 ) -> None:
-    """Export papers, verified claims or entries as BibTeX, CSV or JSON lines."""
+    """Export papers, verified claims, results or entries as BibTeX, CSV or JSON lines."""
     from frontier.commands import web
 
     text = web.export(options(ctx).workspace, fmt.value, what.value)

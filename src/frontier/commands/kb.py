@@ -1,4 +1,5 @@
-"""The KB commands: papers, claims, gaps, conflicts, entities and render, one function each."""
+"""The KB commands: papers, claims, results, gaps, conflicts, entities and render, one function
+each."""
 
 from __future__ import annotations
 
@@ -23,6 +24,13 @@ from frontier.store.listing import (
     untracked_gaps,
 )
 from frontier.store.status import GAP_STATUSES, Moved, StatusError
+from frontier.synthesize.results import (
+    FAMILY_NAMES,
+    ResultFilters,
+    family_name,
+    result_record,
+    stored_results,
+)
 from frontier.workspace import Workspace, open_workspace
 
 
@@ -78,6 +86,36 @@ def claims(
     """Claims matching the filters; verified ones only unless `include_unverified`."""
     with _store(workspace) as (_ws, conn):
         return claims_data(conn, filters, include_unverified)
+
+
+def _check_family(text: str | None) -> str | None:
+    if text is None:
+        return None
+    family = family_name(text)
+    if family is None:
+        raise KBError(f"unknown metric family '{text}' (known: {', '.join(FAMILY_NAMES)})")
+    return family
+
+
+def results(
+    workspace: Path | None,
+    filters: dict[str, str | None],
+    topic: str | None,
+    include_unverified: bool,
+) -> list[dict[str, Any]]:
+    """Claims across papers, grouped by metric family and baseline and sorted by value; the
+    filters (family, baseline, model, hardware) match canonical names, any case."""
+    wanted = ResultFilters(
+        family=_check_family(filters.get("metric")),
+        baseline=filters.get("baseline"),
+        model=filters.get("model"),
+        hardware=filters.get("hardware"),
+    )
+    with _store(workspace) as (ws, conn):
+        if topic is not None:
+            _check_topic(ws.settings, topic)
+        found = stored_results(conn, ws.settings, wanted, topic, include_unverified)
+    return [result_record(r) for r in found]
 
 
 def _add_item(workspace: Path | None, table: str, topic: str, item_text: str) -> AddedItem:

@@ -67,7 +67,7 @@ def site(workspace: Path | None, out: Path) -> dict[str, int]:
 
 
 def export(workspace: Path | None, fmt: str, what: str) -> str:
-    """Papers, claims or entries as BibTeX (papers only), CSV or JSONL."""
+    """Papers, claims, results or entries as BibTeX (papers only), CSV or JSONL."""
     if (fmt, what) not in EXPORTS:
         raise KBError(f"{fmt} exports papers only, not {what}")
     ws = _ready(workspace)

@@ -1,4 +1,4 @@
-"""Papers, claims and entries as BibTeX, CSV or JSON lines, read from the store."""
+"""Papers, claims, results and entries as BibTeX, CSV or JSON lines, read from the store."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from typing import Any
 from frontier.config import Settings
 from frontier.store.kb import load_kb, paper_dois, snapshot
 from frontier.store.listing import claims_data
+from frontier.synthesize.results import RESULT_COLUMNS, result_record, stored_results
 
-KINDS = ("papers", "claims", "entries")
+KINDS = ("papers", "claims", "results", "entries")
 EXPORTS = {("bibtex", "papers")} | {(fmt, what) for fmt in ("csv", "jsonl") for what in KINDS}
 PAPER_COLUMNS = ["id", "title", "authors", "date", "arxiv_id", "doi", "url", "categories"]
 PAPER_COLUMNS += ["kind", "topics", "abstract"]
@@ -128,6 +129,16 @@ def claims_csv(rows: list[dict[str, Any]]) -> str:
     return _csv(records, CLAIM_COLUMNS)
 
 
+def results_csv(rows: list[dict[str, Any]]) -> str:
+    """The results table as CSV with a header row; an unknown key is an empty cell."""
+    return _csv([{**row, "verified": int(row["verified"])} for row in rows], list(RESULT_COLUMNS))
+
+
+def results_records(conn: sqlite3.Connection, settings: Settings) -> list[dict[str, Any]]:
+    """Every claim in the results table, unverified ones marked by `verified`."""
+    return [result_record(r) for r in stored_results(conn, settings, include_unverified=True)]
+
+
 def _csv(rows: list[dict[str, Any]], columns: list[str]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -150,12 +161,15 @@ def _jsonl(rows: list[dict[str, Any]]) -> str:
 
 
 def export_text(conn: sqlite3.Connection, settings: Settings, fmt: str, what: str) -> str:
-    """The export as text; claims include unverified ones, marked by `verified`."""
+    """The export as text; claims and results include unverified ones, marked by `verified`."""
     if (fmt, what) not in EXPORTS:
         raise ValueError(f"cannot export {what} as {fmt}")
     if what == "claims":
         rows = claims_data(conn, {}, include_unverified=True)
         return claims_csv(rows) if fmt == "csv" else _jsonl(rows)
+    if what == "results":
+        rows = results_records(conn, settings)
+        return results_csv(rows) if fmt == "csv" else _jsonl(rows)
     if what == "entries":
         rows = entries_records(conn, settings)
         return _csv(rows, ENTRY_COLUMNS) if fmt == "csv" else _jsonl(rows)

@@ -1,0 +1,328 @@
+"""Results across papers: each claim with keys for sorting, grouping and filtering (its metric
+family, its value parsed, the canonical names of its baseline, model and hardware), while the
+value as printed stays what is shown. A key code cannot read is None, and a None key never
+matches a filter nor joins another claim's group."""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from frontier.config import Settings
+from frontier.store.kb import load_entities, snapshot
+from frontier.store.results import ResultClaim, result_claims
+from frontier.synthesize.names import NameTable, name_table
+
+# checked in order: the first family whose pattern the metric holds is its family, so a
+# specific measure (TTFT, goodput) comes before the general one it is a kind of (latency,
+# throughput), and speedup, which any measure can be expressed as, comes last
+FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (family, re.compile(pattern, re.IGNORECASE))
+    for family, pattern in (
+        ("ttft", r"\bttft\b|time[- ]to[- ]first[- ]token|first[- ]token latency"),
+        (
+            "tbt",
+            r"\btbt\b|\btpot\b|\bitl\b|time[- ]between[- ]tokens|time[- ]per[- ]output[- ]token|"
+            r"inter[- ]token latency|per[- ]token latency",
+        ),
+        ("goodput", r"goodput"),
+        (
+            "request-rate",
+            r"request rate|requests? per second|\brps\b|\bqps\b|queries per second|capacity|"
+            r"arrival rate",
+        ),
+        ("throughput", r"throughput|tokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s"),
+        ("latency", r"latenc(?:y|ies)|response time|completion time|\bjct\b"),
+        ("memory", r"memory(?! bandwidth)|footprint|kv[- ]cache (?:size|usage)|\bvram\b"),
+        ("perplexity", r"perplexity|\bppl\b"),
+        ("accuracy", r"accuracy|exact match|\bf1\b|rouge|bleu|pass@\d"),
+        ("energy", r"energy|joules?|power consumption|\bwatts?\b"),
+        ("cost", r"\bcosts?\b|dollars?|\bprice"),
+        ("speedup", r"speed-?ups?|faster|acceleration"),
+    )
+)
+FAMILY_NAMES = tuple(family for family, _pattern in FAMILIES)
+_FAMILY_SYNONYMS = {"tpot": "tbt", "capacity": "request-rate", "speed-up": "speedup"}
+# a unit that says by itself what was measured, when the metric does not
+_UNIT_FAMILIES = {"tokens/s": "throughput", "req/s": "request-rate", "J": "energy", "$": "cost"}
+_MEMORY_UNIT = re.compile(r"^[KMGT]i?B$")
+
+_UNITS = {
+    "×": ("x", "×", "times", "fold", "-fold"),
+    "%": ("%", "percent", "per cent"),
+    "ms": ("ms", "msec", "millisecond", "milliseconds"),
+    "s": ("s", "sec", "secs", "second", "seconds"),
+    "µs": ("µs", "μs", "us", "microsecond", "microseconds"),
+    "min": ("min", "mins", "minute", "minutes"),
+    "h": ("h", "hr", "hrs", "hour", "hours"),
+    "tokens/s": ("tokens/s", "token/s", "tok/s", "tokens/sec", "tokens per second"),
+    "req/s": ("req/s", "reqs/s", "requests/s", "request/s", "requests per second", "rps"),
+    "$": ("$", "usd", "dollars"),
+    "bit": ("bit", "bits", "-bit"),
+    "J": ("j", "joule", "joules"),
+}
+_UNIT_OF = {alias.casefold(): unit for unit, aliases in _UNITS.items() for alias in aliases}
+_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+_RANGE = re.compile(
+    r"(?P<a>\d+(?:,\d{3})*(?:\.\d+)?)\s*(?P<unit>[^\d\s-]*)\s*(?:[-–—−∼~]|to)\s*(?:up to\s*)?"
+    r"(?P<b>\d+(?:,\d{3})*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+_UPPER = re.compile(
+    r"^(?:up to|at most|as much as|as high as|less than|fewer than|under|below|<|≤)", re.I
+)
+_LOWER = re.compile(r"^(?:more than|over|at least|above|greater than|exceeding|>|≥)", re.I)
+_UNIT_AFTER = re.compile(r"^\s*(?P<unit>×|%|[^\W\d_][\w/.-]*(?:\s+per\s+second)?)")
+
+
+@dataclass(frozen=True)
+class ParsedValue:
+    """A value read as numbers: `low` and `high` bound it (None where the text gives no bound;
+    both the same for a single number); `start` and `end` keep the order of "from A to B"."""
+
+    low: float | None
+    high: float | None
+    unit: str | None
+    form: str  # exact | range | upper bound | lower bound | from-to
+    start: float | None = None
+    end: float | None = None
+
+    def sort_key(self) -> tuple[float, float]:
+        """Numeric order: by the lower bound, then the upper; a lone bound stands for both."""
+        low = self.low if self.low is not None else self.high
+        high = self.high if self.high is not None else self.low
+        return (math.inf if low is None else low, math.inf if high is None else high)
+
+
+def metric_family(metric: str, unit: str = "") -> str | None:
+    """The family of measure a claim's metric names (or its unit shows), else None."""
+    for family, pattern in FAMILIES:
+        if pattern.search(metric):
+            return family
+    canonical = unit_name(unit)
+    if canonical and _MEMORY_UNIT.match(canonical):
+        return "memory"
+    return _UNIT_FAMILIES.get(canonical or "")
+
+
+def family_name(text: str) -> str | None:
+    """A family as a user types it (any case, `request rate`, `TPOT`), or None if unknown."""
+    key = "-".join(text.casefold().split())
+    key = _FAMILY_SYNONYMS.get(key, key)
+    return key if key in FAMILY_NAMES else None
+
+
+def unit_name(unit: str) -> str | None:
+    """The canonical unit: × and % stay apart, spellings of one unit meet; None when empty."""
+    text = " ".join(unit.split())
+    if not text:
+        return None
+    if _MEMORY_UNIT.match(text.upper().replace("I", "i")):
+        return text.upper().replace("I", "i")
+    return _UNIT_OF.get(text.casefold(), text)
+
+
+def parse_value(value_text: str, unit: str = "", value: float | None = None) -> ParsedValue | None:
+    """Numbers of a value as printed: "2-4×" a range, "up to 3.5×" an upper bound, "from A to
+    B" both; None when the text holds no number and no stored value stands in for it."""
+    text = " ".join(value_text.split())
+    numbers = [_number(n) for n in _NUMBER.findall(text)]
+    shown_unit = unit_name(unit) or _unit_in(text)
+    if not numbers:
+        if value is None or not math.isfinite(value):
+            return None
+        return ParsedValue(value, value, shown_unit, "exact")
+    if text.casefold().startswith("from") and len(numbers) >= 2:
+        first, second = numbers[:2]
+        lo, hi = sorted((first, second))
+        return ParsedValue(lo, hi, shown_unit, "from-to", first, second)
+    if span := _RANGE.search(text):
+        lo, hi = sorted((_number(span["a"]), _number(span["b"])))
+        return ParsedValue(lo, hi, shown_unit, "range")
+    if _UPPER.match(text):
+        return ParsedValue(None, numbers[0], shown_unit, "upper bound")
+    if _LOWER.match(text):
+        return ParsedValue(numbers[0], None, shown_unit, "lower bound")
+    return ParsedValue(numbers[0], numbers[0], shown_unit, "exact")
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _unit_in(text: str) -> str | None:
+    """The unit printed after the value's last number, or a leading $."""
+    if text.lstrip("~≈<>≤≥ ").startswith("$"):
+        return "$"
+    last = list(_NUMBER.finditer(text))[-1:]
+    if not last:
+        return None
+    found = _UNIT_AFTER.match(text[last[0].end() :])
+    return unit_name(found["unit"]) if found else None
+
+
+@dataclass(frozen=True)
+class Result:
+    """One claim in the results table: what the paper printed and the keys read from it."""
+
+    claim: ResultClaim
+    family: str | None
+    value: ParsedValue | None
+    baselines: tuple[str, ...]
+    models: tuple[str, ...]
+    hardware: tuple[str, ...]
+
+    @property
+    def baseline_key(self) -> str | None:
+        return _joined(self.baselines)
+
+    def group(self) -> tuple[str | None, str | None]:
+        return (self.family, self.baseline_key)
+
+
+def _joined(names: Sequence[str]) -> str | None:
+    return " + ".join(names) if names else None
+
+
+@dataclass(frozen=True)
+class ResultFilters:
+    """What `frontier results` keeps: every given filter must hold."""
+
+    family: str | None = None
+    baseline: str | None = None
+    model: str | None = None
+    hardware: str | None = None
+
+
+def result_of(claim: ResultClaim, names: NameTable) -> Result:
+    return Result(
+        claim=claim,
+        family=metric_family(claim.metric, claim.unit),
+        value=parse_value(claim.value_text, claim.unit, claim.value),
+        baselines=names.names_in(claim.baseline),
+        models=names.names_in(claim.model_name),
+        hardware=names.names_in(claim.hardware),
+    )
+
+
+def _names_match(names: tuple[str, ...], wanted: str | None, table: NameTable) -> bool:
+    """True when no name is asked for, or the claim names it (resolved, any case)."""
+    if wanted is None:
+        return True
+    target = (table.canonical(wanted) or wanted).casefold()
+    return any(name.casefold() == target for name in names)
+
+
+def kept(result: Result, filters: ResultFilters, table: NameTable) -> bool:
+    return (
+        (filters.family is None or result.family == filters.family)
+        and _names_match(result.baselines, filters.baseline, table)
+        and _names_match(result.models, filters.model, table)
+        and _names_match(result.hardware, filters.hardware, table)
+    )
+
+
+def _order(result: Result) -> tuple[Any, ...]:
+    """Groups by family (in FAMILIES' order) and baseline, unknown keys last; inside a group
+    by unit (× and % never interleave), then numerically, unparsed values last."""
+    family = FAMILY_NAMES.index(result.family) if result.family else len(FAMILY_NAMES)
+    baseline = result.baseline_key
+    unit = result.value.unit if result.value and result.value.unit else None
+    number = result.value.sort_key() if result.value else (math.inf, math.inf)
+    return (
+        family,
+        baseline is None,
+        (baseline or "").casefold(),
+        unit is None,
+        unit or "",
+        number,
+        result.claim.paper_id,
+        result.claim.id,
+    )
+
+
+def results_table(
+    claims: Iterable[ResultClaim], table: NameTable, filters: ResultFilters = ResultFilters()
+) -> list[Result]:
+    """The claims the filters keep, grouped by family and baseline and sorted by value."""
+    found = (result_of(claim, table) for claim in claims)
+    return sorted((r for r in found if kept(r, filters, table)), key=_order)
+
+
+def store_names(conn: sqlite3.Connection, settings: Settings) -> NameTable:
+    """The names table of a KB: the built-in one, its tracked entities, the user's aliases."""
+    return name_table(settings.results.aliases, load_entities(conn, settings))
+
+
+def stored_results(
+    conn: sqlite3.Connection,
+    settings: Settings,
+    filters: ResultFilters = ResultFilters(),
+    topic: str | None = None,
+    include_unverified: bool = False,
+) -> list[Result]:
+    """The results table of the KB's claims."""
+    with snapshot(conn):
+        table = store_names(conn, settings)
+        claims = result_claims(conn, topic, include_unverified)
+    return results_table(claims, table, filters)
+
+
+RESULT_COLUMNS = (
+    "family",
+    "baseline_canonical",
+    "paper",
+    "title",
+    "metric",
+    "value_text",
+    "value_low",
+    "value_high",
+    "value_unit",
+    "value_form",
+    "value_from",
+    "value_to",
+    "direction",
+    "baseline",
+    "model",
+    "model_canonical",
+    "hardware",
+    "hardware_canonical",
+    "page",
+    "quote",
+    "verified",
+    "claim",
+)
+
+
+def result_record(result: Result) -> dict[str, Any]:
+    """A result as plain data, the same keys (RESULT_COLUMNS) for JSON and CSV."""
+    claim, value = result.claim, result.value
+    record = {
+        "family": result.family,
+        "baseline_canonical": result.baseline_key,
+        "paper": claim.paper_id,
+        "title": claim.title,
+        "metric": claim.metric,
+        "value_text": claim.value_text,
+        "value_low": value.low if value else None,
+        "value_high": value.high if value else None,
+        "value_unit": value.unit if value else None,
+        "value_form": value.form if value else None,
+        "value_from": value.start if value else None,
+        "value_to": value.end if value else None,
+        "direction": claim.direction,
+        "baseline": claim.baseline,
+        "model": claim.model_name,
+        "model_canonical": _joined(result.models),
+        "hardware": claim.hardware,
+        "hardware_canonical": _joined(result.hardware),
+        "page": claim.page,
+        "quote": claim.quote,
+        "verified": claim.verified,
+        "claim": claim.id,
+    }
+    return {column: record[column] for column in RESULT_COLUMNS}

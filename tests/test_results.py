@@ -23,11 +23,11 @@ from frontier.store.db import connect
 from frontier.store.kb import EntityInfo
 from frontier.store.papers import save_paper
 from frontier.store.runs import finish_run, start_run
+from frontier.synthesize.measurement import family_name
 from frontier.synthesize.names import name_table
 from frontier.synthesize.results import (
     RESULT_COLUMNS,
     ParsedValue,
-    family_name,
     metric_family,
     parse_value,
     unit_name,

@@ -24,13 +24,8 @@ from frontier.store.listing import (
     untracked_gaps,
 )
 from frontier.store.status import GAP_STATUSES, Moved, StatusError
-from frontier.synthesize.results import (
-    FAMILY_NAMES,
-    ResultFilters,
-    family_name,
-    result_record,
-    stored_results,
-)
+from frontier.synthesize.measurement import FAMILY_NAMES, family_name
+from frontier.synthesize.results import ResultFilters, result_record, stored_results
 from frontier.workspace import Workspace, open_workspace
 
 

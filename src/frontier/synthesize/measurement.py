@@ -7,19 +7,39 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_FAMILIES = (
-    ("speedup", re.compile(r"speed-?up|faster|acceleration", re.I)),
-    ("throughput", re.compile(r"throughput|goodput|tokens?\s*/\s*s|requests?\s*/\s*s|qps", re.I)),
-    (
-        "latency",
-        re.compile(r"latency|ttft|time[- ]to[- ]first|tpot|time per (output )?token|tbt", re.I),
-    ),
-    ("memory", re.compile(r"memory|footprint|kv[- ]cache size|\bgb\b", re.I)),
-    ("perplexity", re.compile(r"perplexity|\bppl\b", re.I)),
-    ("accuracy", re.compile(r"accuracy|exact match|\bf1\b|rouge|bleu", re.I)),
-    ("energy", re.compile(r"energy|joules?|\bwatts?\b|power draw", re.I)),
-    ("cost", re.compile(r"\bcost\b|dollars?|\$|price", re.I)),
+# checked in order: the first family whose pattern the metric holds is its family, so a
+# specific measure (TTFT, goodput) comes before the general one it is a kind of (latency,
+# throughput), and speedup, which any measure can be expressed as, comes last
+FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (family, re.compile(pattern, re.IGNORECASE))
+    for family, pattern in (
+        ("ttft", r"\bttft\b|time[- ]to[- ]first[- ]token|first[- ]token latency"),
+        (
+            "tbt",
+            r"\btbt\b|\btpot\b|\bitl\b|time[- ]between[- ]tokens|time[- ]per[- ]output[- ]token|"
+            r"inter[- ]token latency|per[- ]token latency",
+        ),
+        ("goodput", r"goodput"),
+        (
+            "request-rate",
+            r"request rate|requests? per second|\brps\b|\bqps\b|queries per second|capacity|"
+            r"arrival rate",
+        ),
+        ("throughput", r"throughput|tokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s"),
+        ("latency", r"latenc(?:y|ies)|response time|completion time|\bjct\b"),
+        ("memory", r"memory(?! bandwidth)|footprint|kv[- ]cache (?:size|usage)|\bvram\b"),
+        ("perplexity", r"perplexity|\bppl\b"),
+        ("accuracy", r"accuracy|exact match|\bf1\b|rouge|bleu|pass@\d"),
+        ("energy", r"energy|joules?|power consumption|\bwatts?\b"),
+        ("cost", r"\bcosts?\b|dollars?|\bprice"),
+        ("speedup", r"speed-?ups?|faster|acceleration"),
+    )
 )
+FAMILY_NAMES = tuple(family for family, _pattern in FAMILIES)
+_FAMILY_SYNONYMS = {"tpot": "tbt", "capacity": "request-rate", "speed-up": "speedup"}
+# the coarser families conflicts compare within: a TTFT and a latency are both latencies
+_COMPARED_AS = {"ttft": "latency", "tbt": "latency", "goodput": "throughput",
+                "request-rate": "throughput"}  # fmt: skip
 _SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([BM])\b")
 _HARDWARE = re.compile(
     r"\b(A100|H100|H200|H800|A800|V100|A10G?|L40S?|L4|T4|A6000|RTX\s?\d{4}|MI\d{3}X?|"
@@ -53,12 +73,27 @@ class Setting:
         return ", ".join(p for p in parts if p) or "unstated setting"
 
 
+def named_family(text: str) -> str | None:
+    """The family of measure a metric's words name, else None."""
+    for family, pattern in FAMILIES:
+        if pattern.search(text):
+            return family
+    return None
+
+
+def family_name(text: str) -> str | None:
+    """A family as a user types it (any case, `request rate`, `TPOT`), or None if unknown."""
+    key = "-".join(text.casefold().split())
+    key = _FAMILY_SYNONYMS.get(key, key)
+    return key if key in FAMILY_NAMES else None
+
+
 def metric_family(metric: str, quote: str) -> str:
-    """The family the metric names, else the one the quote names first, else ''."""
+    """The family conflicts compare a claim within: the one its metric names, else the one its
+    quote names first, coarsened (TTFT and TBT are latencies); '' when neither names one."""
     for text in (metric, quote):
-        for family, pattern in _FAMILIES:
-            if pattern.search(text):
-                return family
+        if family := named_family(text):
+            return _COMPARED_AS.get(family, family)
     return ""
 
 

@@ -15,38 +15,9 @@ from typing import Any
 from frontier.config import Settings
 from frontier.store.kb import load_entities, snapshot
 from frontier.store.results import ResultClaim, result_claims
+from frontier.synthesize.measurement import FAMILY_NAMES, named_family
 from frontier.synthesize.names import NameTable, name_table
 
-# checked in order: the first family whose pattern the metric holds is its family, so a
-# specific measure (TTFT, goodput) comes before the general one it is a kind of (latency,
-# throughput), and speedup, which any measure can be expressed as, comes last
-FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (family, re.compile(pattern, re.IGNORECASE))
-    for family, pattern in (
-        ("ttft", r"\bttft\b|time[- ]to[- ]first[- ]token|first[- ]token latency"),
-        (
-            "tbt",
-            r"\btbt\b|\btpot\b|\bitl\b|time[- ]between[- ]tokens|time[- ]per[- ]output[- ]token|"
-            r"inter[- ]token latency|per[- ]token latency",
-        ),
-        ("goodput", r"goodput"),
-        (
-            "request-rate",
-            r"request rate|requests? per second|\brps\b|\bqps\b|queries per second|capacity|"
-            r"arrival rate",
-        ),
-        ("throughput", r"throughput|tokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s"),
-        ("latency", r"latenc(?:y|ies)|response time|completion time|\bjct\b"),
-        ("memory", r"memory(?! bandwidth)|footprint|kv[- ]cache (?:size|usage)|\bvram\b"),
-        ("perplexity", r"perplexity|\bppl\b"),
-        ("accuracy", r"accuracy|exact match|\bf1\b|rouge|bleu|pass@\d"),
-        ("energy", r"energy|joules?|power consumption|\bwatts?\b"),
-        ("cost", r"\bcosts?\b|dollars?|\bprice"),
-        ("speedup", r"speed-?ups?|faster|acceleration"),
-    )
-)
-FAMILY_NAMES = tuple(family for family, _pattern in FAMILIES)
-_FAMILY_SYNONYMS = {"tpot": "tbt", "capacity": "request-rate", "speed-up": "speedup"}
 # a unit that says by itself what was measured, when the metric does not
 _UNIT_FAMILIES = {"tokens/s": "throughput", "req/s": "request-rate", "J": "energy", "$": "cost"}
 _MEMORY_UNIT = re.compile(r"^[KMGT]i?B$")
@@ -100,20 +71,12 @@ class ParsedValue:
 
 def metric_family(metric: str, unit: str = "") -> str | None:
     """The family of measure a claim's metric names (or its unit shows), else None."""
-    for family, pattern in FAMILIES:
-        if pattern.search(metric):
-            return family
+    if family := named_family(metric):
+        return family
     canonical = unit_name(unit)
     if canonical and _MEMORY_UNIT.match(canonical):
         return "memory"
     return _UNIT_FAMILIES.get(canonical or "")
-
-
-def family_name(text: str) -> str | None:
-    """A family as a user types it (any case, `request rate`, `TPOT`), or None if unknown."""
-    key = "-".join(text.casefold().split())
-    key = _FAMILY_SYNONYMS.get(key, key)
-    return key if key in FAMILY_NAMES else None
 
 
 def unit_name(unit: str) -> str | None:

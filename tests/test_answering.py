@@ -91,3 +91,44 @@ def test_a_sentence_citing_others_by_author_and_year_is_still_an_answer() -> Non
     assert is_answer_like(cited)
     entry = "[12] A. Author and B. Author. Fast decoding. In Proceedings of MLSys, pp. 1-12, 2023."
     assert not is_answer_like(entry)
+
+
+def test_a_table_is_read_as_rows_under_its_caption_with_units_kept_in_their_cells() -> None:
+    page = "\n".join(
+        [
+            "Table 2: GPT-2 training time with each implementation on 8 A100 GPUs.",
+            "Model implementations OpenWebText (ppl) Training time (speedup)",
+            "GPT-2 small - Huggingface [87] 18.2 9.5 days (1.0×)",
+            "GPT-2 small - FlashAttention 18.2 2.7 days (3.5×)",
+            "Long-range Arena. We compare the vanilla Transformer on the long-range arena.",
+            "Batch size 1 2 4 8",
+            "vLLM 10.1 20.3 40.2 80.5",
+        ]
+    )
+    units = page_units(page)
+    assert "Table 2 row, GPT-2 small FlashAttention: 18.2, 2.7 days, (3.5×)" in units
+    assert "Table 2 row, GPT-2 small Huggingface: 18.2, 9.5 days, (1.0×)" in units
+    # a sweep's first row names the columns; a caption is used by one table only
+    assert (
+        "Table row, vLLM: Batch size 1: 10.1, Batch size 2: 20.3, Batch size 4: 40.2, "
+        "Batch size 8: 80.5"
+    ) in units
+
+
+def test_a_sentence_a_table_cut_in_two_is_read_whole_and_the_caption_apart() -> None:
+    page = "\n".join(
+        [
+            "Each GPU has 80GB physical memory. We",
+            "Yi-6B 1 A100 32 4 32",
+            "Yi-34B 2 A100s 56 8 60",
+            "Table 5. Models and hardware used for evaluation.",
+            "use tensor parallelism of degree two for Yi-34B.",
+        ]
+    )
+    units = page_units(page)
+    assert "We use tensor parallelism of degree two for Yi-34B." in units
+    assert "Table 5. Models and hardware used for evaluation." in units
+    assert "Table 5 row, Yi-6B A100: 1, 32, 4, 32" in units
+    assert without_heading("Models and hardware: We evaluate three models.") == (
+        "We evaluate three models."
+    )

@@ -12,6 +12,7 @@ are no answer. (Figures on the retrieval questions are in BENCHMARKS.md.)"""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -88,6 +89,11 @@ _FRAME = frozenset(
 )
 FRAME_WEIGHT = 0.3
 _CELL_NUMBER = re.compile(r"^[±~≈<>(]?[-+]?\d[\d,.]*(?:[%×x]|[KMGT]?B|ms|s)?[)*†]?$")
+_UNIT_CELL = re.compile(
+    r"^(?:days?|hours?|hrs?|h|minutes?|mins?|seconds?|s|ms|µs|us|GB|MB|KB|TB|GiB|MiB|%|×|x|"
+    r"tokens?/s|tok/s|req/s|GPUs?|bits?)[),;]?$"
+)
+_CITATION_CELL = re.compile(r"^\[\d+(?:[,–-]\s?\d+)*\]$")
 _READ_ROW = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)(?:\s*\d+)? row[,:]", re.IGNORECASE)
 _CAPTION = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)\s*\d+[.:]", re.IGNORECASE)
 _HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+[A-Z][\w -]{0,60}$")
@@ -96,6 +102,9 @@ _LEADING_HEADING = re.compile(
     r"(?=(?:We|In|The|This|These|Our|To|For|As|An?|Since|While|When|Given|Here|Unlike|Although"
     r"|However|Previous|Prior|Most|Many|Existing|Recent|Despite|Because|One|Consider|Let|Figure"
     r"|Table|First|Finally|Next|Each|After|Before|Once|If|With|By|At|On|Using|Following)\s)"
+)
+_RUN_IN_HEADING = re.compile(
+    r"^(?!(?:Table|Figure|Note)\b)[A-Z][a-z]+(?:\s+(?:and|of|&|[a-z]+)){0,4}:\s+(?=[A-Z])"
 )
 _REFERENCE = re.compile(
     r"^\[\d+\]\s|\bIn Proceedings\b|\barXiv preprint\b|\bpp\. \d"
@@ -326,38 +335,83 @@ def candidates(bundle: Bundle, pages: dict[tuple[str, int], str]) -> list[Candid
 
 
 def page_units(text: str) -> list[str]:
-    """A page as its prose sentences and its tables' rows, in page order."""
+    """A page as its prose sentences and its tables' rows, in page order; a sentence a table
+    cut in two is read whole, and a table's caption as a sentence of its own."""
     lines = [" ".join(line.split()) for line in text.replace("\ufffe", "").splitlines()]
     units: list[str] = []
     prose: list[str] = []
     table: list[str] = []
+    caption = ""  # the last caption read: a table's caption stands above it or below it
     for line in lines:
         if _is_row(line):
-            if prose:
-                units.extend(sentences_of(" ".join(prose)))
-                prose = []
+            if prose and not table:
+                done, unfinished = _unfinished_tail(sentences_of(" ".join(prose)))
+                units.extend(done)
+                prose = [unfinished] if unfinished else []
             table.append(line)
             continue
         if table:
-            units.extend(_rows(table, caption=line if _CAPTION.match(line) else ""))
-            table = []
+            below = line if _CAPTION.match(line) else ""
+            units.extend(_rows(table, below or caption))
+            table, caption = [], ""
+            if below:
+                units.append(below)
+                continue
+        if _CAPTION.match(line):
+            caption = line
         prose.append(line)
-    units.extend(_rows(table, ""))
+    units.extend(_rows(table, caption))
     units.extend(sentences_of(" ".join(prose)))
     return [re.sub(r"(?<=\w)- (?=\d)", "-", unit) for unit in map(without_heading, units) if unit]
 
 
+def _unfinished_tail(sentences: list[str]) -> tuple[list[str], str]:
+    """The sentences, and the last one apart when it does not end (a table cut it off)."""
+    if sentences and not sentences[-1].rstrip().endswith((".", "!", "?", ":", ")")):
+        return sentences[:-1], sentences[-1]
+    return sentences, ""
+
+
 def without_heading(sentence: str) -> str:
     """A sentence without the numbered section heading a page's flattened lines ran into it
-    ("4.3 Parallel attention layers We consider ..." → "We consider ...")."""
-    return _LEADING_HEADING.sub("", sentence, count=1)
+    ("4.3 Parallel attention layers We consider ..." → "We consider ..."), or a paragraph's
+    run-in title ("Models and hardware: We evaluate ...")."""
+    return _RUN_IN_HEADING.sub("", _LEADING_HEADING.sub("", sentence, count=1), count=1)
 
 
 def _is_row(line: str) -> bool:
     """A table's row: a label and at least three cells, most of them numbers."""
-    cells = line.split()
-    numbers = sum(bool(_CELL_NUMBER.match(cell)) for cell in cells)
+    cells = _cells(line)
+    numbers = sum(bool(_CELL_NUMBER.match(cell.split()[0])) for cell in cells)
     return numbers >= 3 and numbers >= 0.4 * len(cells) and not line.rstrip().endswith(".")
+
+
+def _cells(line: str) -> list[str]:
+    """A row's cells: a unit word stays with the number before it ("9.5 days"); citation marks
+    and lone dashes are no cells."""
+    cells: list[str] = []
+    for token in line.split():
+        if _CITATION_CELL.match(token) or token in {"-", "–", "—"}:
+            continue
+        if cells and _UNIT_CELL.match(token) and _CELL_NUMBER.match(cells[-1].split()[0]):
+            cells[-1] = f"{cells[-1]} {token}"
+            continue
+        cells.append(token)
+    return cells
+
+
+def _is_number_cell(cell: str) -> bool:
+    return bool(_CELL_NUMBER.match(cell.split()[0]))
+
+
+def _is_column_head(row: list[str]) -> bool:
+    """A first row naming its columns by numbers (a sweep: "Batch size 1 2 4 8"): plain
+    integers rising, not a row of measured values."""
+    numbers = [c for c in row if _is_number_cell(c)]
+    if not numbers or not all(c.isdigit() for c in numbers):
+        return False
+    values = [int(c) for c in numbers]
+    return all(a < b for a, b in itertools.pairwise(values))
 
 
 def _rows(table: list[str], caption: str) -> list[str]:
@@ -365,18 +419,20 @@ def _rows(table: list[str], caption: str) -> list[str]:
     heads when the first row names them."""
     if not table:
         return []
-    head = table[0].split() if len(table) > 1 else []
-    named = caption.split(":", 1)[0].strip() if caption else "Table"
+    head = _cells(table[0]) if len(table) > 1 and _is_column_head(_cells(table[0])) else []
+    numbered = _CAPTION.match(caption)
+    named = numbered.group().rstrip(".:").strip() if numbered else "Table"
+    head_label = " ".join(c for c in head if not _is_number_cell(c))
     out = []
     for row in table[1:] if head else table:
-        cells = row.split()
-        label = " ".join(c for c in cells if not _CELL_NUMBER.match(c))
-        values = [c for c in cells if _CELL_NUMBER.match(c)]
-        heads = [h for h in head if _CELL_NUMBER.match(h) or len(head) == len(values)]
+        cells = _cells(row)
+        label = " ".join(c for c in cells if not _is_number_cell(c))
+        values = [c for c in cells if _is_number_cell(c)]
+        heads = [f"{head_label} {h}".strip() for h in head if _is_number_cell(h)]
         if len(heads) == len(values) and heads:
             joined = ", ".join(f"{h}: {v}" for h, v in zip(heads, values, strict=True))
         else:
-            joined = " ".join(values)
+            joined = ", ".join(values)
         out.append(f"{named} row, {label}: {joined}" if label else f"{named} row: {joined}")
     return out
 

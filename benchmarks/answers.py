@@ -35,7 +35,7 @@ from retrieval import QUESTIONS, build_workspace, paper_ids_by_file
 
 from frontier.llm.client import LLM
 from frontier.store.retrieval import paper_dates
-from frontier.synthesize.answering import Answering, candidates, rank
+from frontier.synthesize.answering import Answering, best_answering, candidates, distinct, rank
 from frontier.synthesize.ask import (
     ASK_PASSAGES,
     EMBEDDED_BUNDLE_TOKENS,
@@ -224,15 +224,17 @@ def evidence_in(evidence: str, text: str) -> bool:
 
 def answering_holds_evidence(items: list[dict], pairs: list[tuple[Bundle, Bundle]]) -> int:
     """How often the question's evidence is among the answering sentences code finds (the
-    top 3 of the sources' pages), against the quotes an uncited answer was given before."""
-    found = before = 0
+    top 3 of the sources' pages, no two saying the same; and the ones an answer shows, those
+    of them close enough to the best), against the quotes an uncited answer was given before."""
+    found = shown = before = 0
     for item, (_, bundle) in zip(items, pairs, strict=True):
-        top = ranked_answering(bundle, item["question"])[:3]
-        found += any(evidence_in(item["evidence"], a.text) for a in top)
+        ranked = ranked_answering(bundle, item["question"])
+        found += any(evidence_in(item["evidence"], a.text) for a in distinct(ranked))
+        shown += any(evidence_in(item["evidence"], a.text) for a in best_answering(ranked))
         before += evidence_in(item["evidence"], closest_sentences(bundle, item["question"]))
     print(
-        f"evidence among the top 3 answering sentences: {found} of {len(items)} "
-        f"(the closest-sentence quotes: {before})"
+        f"evidence among the top 3 answering sentences: {found} of {len(items)}; among those "
+        f"an answer shows: {shown} (the closest-sentence quotes: {before})"
     )
     return found
 

@@ -4,9 +4,12 @@ for, and sentences read without the section heading a flattened page ran into th
 from __future__ import annotations
 
 from frontier.synthesize.answering import (
+    Answering,
     Candidate,
     asked_units,
+    distinct,
     holds_kind,
+    holds_unit,
     is_answer_like,
     page_units,
     rank,
@@ -132,3 +135,32 @@ def test_a_sentence_a_table_cut_in_two_is_read_whole_and_the_caption_apart() -> 
     assert without_heading("Models and hardware: We evaluate three models.") == (
         "We evaluate three models."
     )
+
+
+def test_the_top_sentences_say_different_things() -> None:
+    ranked = [
+        Answering(
+            1, "p1", 1, "We introduce Spec-Bench, a benchmark for speculative decoding.", 9.0
+        ),
+        Answering(
+            2,
+            "p1",
+            2,
+            "We introduce Spec-Bench, an extensive benchmark for speculative decoding.",
+            8.9,
+        ),
+        Answering(
+            1, "p1", 5, "We composed Spec-Bench from 80 instances of each of six datasets.", 8.0
+        ),
+    ]
+    assert [a.page for a in distinct(ranked)] == [1, 5]
+
+
+def test_a_how_much_of_question_asks_for_a_share() -> None:
+    question = (
+        "How much of each iteration does the CPU-side scheduling occupy once it is asynchronous?"
+    )
+    assert holds_unit(
+        asked_units(question), "It cuts the overhead to 2% of the iteration.", frozenset()
+    )
+    assert not holds_unit(asked_units(question), "It runs within 10 minutes offline.", frozenset())

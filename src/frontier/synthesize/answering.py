@@ -52,7 +52,7 @@ W_DIGITS = -0.4  # share of its tokens holding digits: a plot's axis read as a s
 W_LENGTH = -1.2  # per 200 characters
 RANK_PENALTY = 0.25  # per place the sentence's source ranks below the first
 PROXIMITY_WORDS = 12
-SHOWN_MARGIN = 1.5  # a second or third sentence is shown when it scores this close to the best
+SHOWN_MARGIN = 2.0  # a second or third sentence is shown when it scores this close to the best
 GENERIC_KIND = 0.4  # what an answer of a kind counts when it only names it ("GPUs", "a cluster")
 _WORD = re.compile(r"[^\W_]+")
 # words that frame a question ("evaluated on", "did they use") rather than name its topic, as
@@ -149,7 +149,8 @@ _UNITS_ASKED: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(
             r"\bhow much (?:\w+ )?(?:slower|faster|higher|lower|better|worse|more|less|smaller|"
             r"larger|cheaper|fewer)\b|\bby how much\b|\bhow many times\b|\bspeed-?ups?\b"
-            r"|\bwhat (?:fraction|share|percentage|ratio)\b|\bhow expensive\b|\bcheaper\b",
+            r"|\bwhat (?:fraction|share|percentage|ratio)\b|\bhow expensive\b|\bcheaper\b"
+            r"|\bhow much of\b",
             re.IGNORECASE,
         ),
         _RATIO,
@@ -210,7 +211,7 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
         "quantity",
         re.compile(
             r"\bhow (?:much|many|large|big|long|fast|small|far|often|expensive|fine|closely)\b"
-            r"|\bwhat (?:\w+ )?(?:size|fraction|share|percentage|ratio|speedup|bandwidth|"
+            r"|\bwhat (?:[\w-]+ ){0,2}(?:size|fraction|share|percentage|ratio|speedup|bandwidth|"
             r"precision|length|rank|threshold|latency|cost|number)\b|\bby how\b|\bat what\b"
             r"|\bbeyond which\b",
             re.IGNORECASE,
@@ -234,7 +235,7 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
         "setting",
         re.compile(
             r"\bdefault\b|\bconfigur|\bset\b|\bsetting|\bthreshold\b|\bhyperparameter|"
-            r"\bwhat (?:\w+ )?(?:size|value|rank|length|data|dataset)\b",
+            r"\bwhat (?:[\w-]+ ){0,2}(?:size|value|rank|length|data|dataset)\b",
             re.IGNORECASE,
         ),
         _SETTING,
@@ -603,15 +604,19 @@ def best_answering(ranked: list[Answering], count: int = ANSWERING_SHOWN) -> lis
     the same."""
     if not ranked:
         return []
-    shown = [ranked[0]]
-    for item in ranked[1:]:
+    close = [item for item in ranked if item.score >= ranked[0].score - SHOWN_MARGIN]
+    return distinct(close, count)
+
+
+def distinct(ranked: list[Answering], count: int = ANSWERING_SHOWN) -> list[Answering]:
+    """The first `count` sentences of the ranking, skipping one that says what a sentence
+    above it says (a paper restates its contribution in abstract, introduction and end)."""
+    shown: list[Answering] = []
+    for item in ranked:
         if len(shown) == count:
             break
-        if item.score < ranked[0].score - SHOWN_MARGIN:
-            break
-        if any(_same(item.text, earlier.text) for earlier in shown):
-            continue
-        shown.append(item)
+        if not any(_same(item.text, earlier.text) for earlier in shown):
+            shown.append(item)
     return shown
 
 

@@ -3,6 +3,7 @@ for, and sentences read without the section heading a flattened page ran into th
 
 from __future__ import annotations
 
+from frontier.curate.support import sentences_of
 from frontier.synthesize.answering import (
     Answering,
     Candidate,
@@ -164,3 +165,16 @@ def test_a_how_much_of_question_asks_for_a_share() -> None:
         asked_units(question), "It cuts the overhead to 2% of the iteration.", frozenset()
     )
     assert not holds_unit(asked_units(question), "It runs within 10 minutes offline.", frozenset())
+
+
+def test_a_citation_or_an_abbreviation_does_not_end_a_sentence() -> None:
+    text = (
+        "Leviathan et al. (2023) used T5-small as the drafter, e.g. for XSum. See Fig. 3 for the "
+        "speedups. The gains follow Chen et al. [5]. It ends here."
+    )
+    assert sentences_of(text) == [
+        "Leviathan et al. (2023) used T5-small as the drafter, e.g. for XSum.",
+        "See Fig. 3 for the speedups.",
+        "The gains follow Chen et al. [5].",
+        "It ends here.",
+    ]

@@ -10,7 +10,12 @@ import re
 from dataclasses import dataclass
 
 MIN_WORD_SHARE = 0.6
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"\d])")
+# a sentence ends at . ! or ? before a capital, a bracket or a digit; not after an abbreviation
+# ("e.g.", "Fig.", "vs."), nor "et al." before the year or number of its citation
+_SENTENCE = re.compile(
+    r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bFig\.)(?<!\bEq\.)(?<!\bvs\.)(?<!\bSec\.)"
+    r"(?<!\bcf\.)(?<!\bTab\.)(?<!\bNo\.)\s+(?=[A-Z(\"\d])(?<!\bal\.\s(?=[(\[\d]))"
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _STOP = frozenset(

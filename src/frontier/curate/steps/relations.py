@@ -47,7 +47,7 @@ def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[s
 
 
 # part of every paper's relations key: a change in how code finds or checks evidence redoes it
-EVIDENCE_VERSION = "evidence-9"
+EVIDENCE_VERSION = "evidence-10"
 
 
 def relations_base_key(

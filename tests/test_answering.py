@@ -16,7 +16,7 @@ from frontier.synthesize.answering import (
     rank,
     without_heading,
 )
-from frontier.synthesize.meaning import TAUTOLOGY, says_nothing, shipped_similarity
+from frontier.synthesize.meaning import TAUTOLOGY, facts_in, says_nothing, shipped_similarity
 
 
 def _candidates(sentences: list[str]) -> list[Candidate]:
@@ -178,3 +178,8 @@ def test_a_citation_or_an_abbreviation_does_not_end_a_sentence() -> None:
         "The gains follow Chen et al. [5].",
         "It ends here.",
     ]
+
+
+def test_four_and_a_half_hours_is_the_number_four_and_a_half_in_hours() -> None:
+    facts = facts_in("It needs roughly four and a half hours on one A100.")
+    assert [(f.value, f.unit) for f in facts] == [(4.5, "time")]

@@ -47,6 +47,18 @@ TYPED = [
         "Our kernel is 1.6× faster than the cuBLAS FP16 baseline.",
         "1.6×", "×", "higher", "faster", "the cuBLAS FP16 baseline",
     ),
+    (
+        "The pooled store reaches a hit rate up to 1.9× higher than that of the per-node cache.",
+        "up to 1.9×", "×", "higher", "hit rate", "the per-node cache",
+    ),
+    (
+        "Transfers run about 3.2× faster than those achieved using the socket protocol.",
+        "about 3.2×", "×", "higher", "faster", "the socket protocol",
+    ),
+    (
+        "The fused block adds 9% more decoding latency than the split version.",
+        "9%", "%", "higher", "decoding latency", "the split version",
+    ),
 ]  # fmt: skip
 
 

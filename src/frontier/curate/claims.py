@@ -18,7 +18,7 @@ from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-16"
+TYPING_VERSION = "spans-17"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first

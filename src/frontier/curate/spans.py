@@ -105,6 +105,13 @@ _BASELINE_STOP = re.compile(
     r"runs?|uses?|scales?|supports?)\b",
     re.IGNORECASE,
 )
+# "higher than that of the local cache", "faster than those achieved using the TCP protocol":
+# the pronoun stands for the measure; the baseline is what follows it
+_STANDS_FOR = re.compile(
+    r"(?:that|those)\s+(?:of|(?:achieved|obtained|reported|measured|attained|seen|delivered)\s+"
+    r"(?:by|with|using|in|on|from))\s+",
+    re.IGNORECASE,
+)
 _NOT_BASELINE = re.compile(
     r"^(?:time|the (?:years|past|course)|a range|all|prior years|\d)|^(?:that|this|those)\b",
     re.IGNORECASE,
@@ -465,10 +472,12 @@ def _baselines(sentence: str, value: Span, clause: Span) -> list[Span]:
         if cue.start() >= clause.end and own_cue:
             break
         own_cue = own_cue or cue.start() < clause.end
-        rest = sentence[cue.end() :]
-        if _NOT_BASELINE.match(rest):
+        start = cue.end()
+        pronoun = _STANDS_FOR.match(sentence, start)
+        start = pronoun.end() if pronoun else start
+        if _NOT_BASELINE.match(sentence[start:]):
             continue
-        span = _phrase(sentence, cue.end())
+        span = _phrase(sentence, start)
         if span is None or _overlaps(span, value) or re.search(r"\d+(?:\.\d+)?\s*[×x%]", span.text):
             continue
         listed = _listed_after(sentence, span)
@@ -501,7 +510,8 @@ _BASELINE_WORD = re.compile(
     r"inference|serving|models?|kernels?|librar(?:y|ies)|engines?|execution|loading|schedul\w*|"
     r"attention|autoregressive|standard|vanilla|naive|prior|existing|state-of-the-art|original|"
     r"dense|uncompressed|full|previous|conventional|traditional|default|static|sequential|"
-    r"non-\w+|without \w+|works?|techniques?|frameworks?|counterparts?|designs?|policy|"
+    r"non-\w+|without \w+|works?|techniques?|frameworks?|counterparts?|designs?|policy|versions?|"
+    r"variants?|formulations?|protocols?|configurations?|caches?|caching|"
     r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin|[\w]+-only|batch(?:es|ing)?|prefill(?:ing)?)\b",
     re.IGNORECASE,
 )

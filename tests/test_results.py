@@ -317,9 +317,12 @@ def test_results_csv_parses_back_to_the_same_rows(results_kb: Path) -> None:
 
 
 def _cell(value: Any) -> str:
-    """A JSON value as the CSV writes it: nothing for null, 1/0 for a flag."""
+    """A JSON value as the CSV writes it: nothing for null, 1/0 for a flag, the papers a
+    result disagrees with by id."""
     if value is None:
         return ""
+    if isinstance(value, list):
+        return "; ".join(other["paper"] for other in value)
     return str(int(value)) if isinstance(value, bool) else str(value)
 
 

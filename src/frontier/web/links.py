@@ -79,9 +79,10 @@ class VaultLinks:
         return _VAULT_PATHS[name](*(str(arg) for arg in args))
 
 
-def quote_link(result: Any, links: Links | None = None) -> str:
-    """Where a result's quote is shown: its page view with the claim marked, else its paper."""
+def quote_link(result: Any, links: Links | None = None, pages: int | None = None) -> str:
+    """Where a result's quote is shown: its page view with the claim marked (when the page is
+    stored, if the paper's `pages` are given), else its paper's page."""
     claim, links = result.claim, links or Links()
-    if claim.page:
+    if claim.page and (pages is None or claim.page <= pages):
         return links.url("page", claim.paper_id, claim.page, claim=claim.id)
     return links.url("paper", claim.paper_id)

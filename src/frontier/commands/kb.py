@@ -130,10 +130,14 @@ def results_graph(
 ) -> dict[str, Any]:
     """The comparison graph of the same results: systems and baselines, and who reports
     results over whom on which metric, each edge with its claims and their quote links."""
+    from frontier.store.browse import page_counts
     from frontier.web.links import quote_link
 
     found = _results(workspace, filters, topic, include_unverified)
-    return graph_record(comparison_graph(found), quote_link)
+    with _store(workspace) as (_ws, conn):
+        counts = page_counts(conn)
+    graph = comparison_graph(found)
+    return graph_record(graph, lambda r: quote_link(r, pages=counts.get(r.claim.paper_id, 0)))
 
 
 def _add_item(workspace: Path | None, table: str, topic: str, item_text: str) -> AddedItem:

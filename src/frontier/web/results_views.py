@@ -9,7 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from frontier.render.common import Context
+from frontier.render.common import Context, value_with_unit
 from frontier.store.browse import page_counts
 from frontier.synthesize.measurement import FAMILY_NAMES, family_name
 from frontier.synthesize.result_graph import ComparisonGraph, Edge, Node, comparison_graph
@@ -176,7 +176,8 @@ def _marks(results: list[Result], links: Links, counts: dict[str, int]) -> list[
             continue
         note = f"{result.claim.title} ({result.claim.date}): {result.claim.value_text}"
         href = quote_link(result, links, counts.get(result.claim.paper_id, 0))
-        marks.append(svg.DatedMark(when, low, high, result.claim.value_text, href, note))
+        printed = value_with_unit(result.claim)
+        marks.append(svg.DatedMark(when, low, high, printed, href, note))
     return marks
 
 

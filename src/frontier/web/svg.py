@@ -225,9 +225,7 @@ def values_by_date(marks: Sequence[DatedMark], unit: str, label: str) -> Markup:
     body = _y_axis(top, height, plot_w) + _x_labels(
         [_year_month(t) for t in ticks], [x_of(t) for t in ticks], height
     )
-    body.append(
-        f'<text x="{LEFT - 8}" y="{TOP - 4}" text-anchor="end" font-size="11">{escape(unit)}</text>'
-    )
+    body.append(f'<text x="{LEFT + plot_w + 8}" y="{TOP + 4}" font-size="11">{escape(unit)}</text>')
     for mark in sorted(marks, key=lambda m: (m.when, m.high)):
         body.append(_dated_mark(mark, x_of(mark.when), y_of(mark.low), y_of(mark.high)))
     return _svg(height, label, body)
@@ -267,7 +265,7 @@ class GraphEdge:
 
 
 _NODE_FILL = {"system": PALETTE[1], "baseline": PALETTE[0], "both": PALETTE[4]}
-GRAPH_HEIGHT, GRAPH_RADIUS = 560, 200
+GRAPH_HEIGHT, GRAPH_RADIUS, NODE_LABEL = 540, 170, 22
 
 
 def _on_circle(n: int, count: int) -> tuple[float, float, float]:
@@ -293,7 +291,19 @@ def comparison_graph(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge], lab
         body.append(_graph_edge(edge, places, radii))
     for node, (x, y, angle), r in zip(nodes, places, radii, strict=True):
         body.append(_graph_node(node, x, y, angle, r))
-    return _svg(GRAPH_HEIGHT, label, body)
+    return _svg(GRAPH_HEIGHT, label, body + _kinds_legend())
+
+
+def _kinds_legend() -> list[str]:
+    out = []
+    for n, (kind, fill) in enumerate(_NODE_FILL.items()):
+        y = TOP + 8 + n * 18
+        words = {"system": "reports results", "baseline": "measured against", "both": "both"}
+        out.append(
+            f'<circle cx="{WIDTH - 150}" cy="{y - 4}" r="5" fill="{fill}"/>'
+            f'<text x="{WIDTH - 140}" y="{y}" font-size="12">{words[kind]}</text>'
+        )
+    return out
 
 
 def _node_radius(node: GraphNode) -> float:
@@ -335,5 +345,5 @@ def _graph_node(node: GraphNode, x: float, y: float, angle: float, r: float) -> 
         f"claim{'' if node.weight == 1 else 's'} ({escape(node.kind)})</title>"
         f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="{_NODE_FILL[node.kind]}"/>'
         f'<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="{anchor}" font-size="12">'
-        f"{escape(node.name[:28])}</text></a>"
+        f"{escape(node.name[:NODE_LABEL])}</text></a>"
     )

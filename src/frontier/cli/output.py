@@ -426,7 +426,10 @@ def print_results_graph(console: Console, graph: dict[str, Any]) -> None:
 
 def _graph_claim(claim: dict[str, Any]) -> str:
     page = "" if claim["page"] is None else f" p. {claim['page']}"
-    return f"{claim['value_text']} ({claim['paper']}{page})"
+    value, unit = claim["value_text"], claim["unit"] or ""
+    if value[-1:].isdigit() and unit:  # printed without its unit: "2-4" of "2-4×"
+        value += unit if unit in ("×", "%") else f" {unit}"
+    return f"{value} ({claim['paper']}{page})"
 
 
 def _result_cells(row: dict[str, Any]) -> list[str]:

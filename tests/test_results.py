@@ -23,6 +23,7 @@ from frontier.store.db import connect
 from frontier.store.kb import EntityInfo
 from frontier.store.papers import save_paper
 from frontier.store.runs import finish_run, start_run
+from frontier.synthesize.conflicts import factor_apart
 from frontier.synthesize.measurement import family_name
 from frontier.synthesize.names import name_table
 from frontier.synthesize.results import (
@@ -317,9 +318,12 @@ def test_results_csv_parses_back_to_the_same_rows(results_kb: Path) -> None:
 
 
 def _cell(value: Any) -> str:
-    """A JSON value as the CSV writes it: nothing for null, 1/0 for a flag."""
+    """A JSON value as the CSV writes it: nothing for null, 1/0 for a flag, the papers a
+    result disagrees with by id."""
     if value is None:
         return ""
+    if isinstance(value, list):
+        return "; ".join(other["paper"] for other in value)
     return str(int(value)) if isinstance(value, bool) else str(value)
 
 
@@ -384,3 +388,20 @@ def test_export_writes_the_results_table_as_csv_and_jsonl(results_kb: Path) -> N
     parsed = list(csv.DictReader(io.StringIO(table.out)))
     assert parsed == [{k: _cell(v) for k, v in row.items()} for row in everything]
     assert {r["verified"] for r in parsed} == {"0", "1"}
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "apart"),
+    [
+        ((2.0, 4.0), (3.0, 3.0), 1.0),  # inside the range: they may meet
+        ((None, 5.6), (2.0, 2.0), 1.0),  # "up to 5.6×" holds 2×
+        ((1.2, 1.2), (3.0, 3.0), 2.5),
+        ((2.0, None), (1.0, 1.0), 2.0),  # "at least 2×" against 1×
+        ((0.0, 0.0), (3.0, 3.0), 1.0),  # no factor from a zero
+    ],
+)
+def test_values_are_apart_by_their_nearer_bounds(
+    a: tuple[float | None, float | None], b: tuple[float | None, float | None], apart: float
+) -> None:
+    assert factor_apart(a, b) == pytest.approx(apart)
+    assert factor_apart(b, a) == pytest.approx(apart)

@@ -134,6 +134,24 @@ def test_reader_path_through_the_server(kb: Path, browser: object) -> None:
         assert page.locator("svg.chart circle.dot").count() >= 5
         reader.shot("07-claims")
 
+        page.get_by_role("link", name="Results", exact=True).click()
+        page.select_option("select[name=metric]", "throughput")
+        page.fill("input[name=hardware]", "a100")
+        page.get_by_role("button", name="Filter").click()
+        page.wait_for_url("**/results?*metric=throughput*hardware=a100*")
+        assert reader.text("#result-count") == "1"
+        assert "throughput — vs FasterTransformer + Orca" in reader.text("section.result-group h2")
+        assert page.locator("svg.chart a.mark circle.dot").count() == 1
+        reader.shot("07b-results")
+        page.locator("table.results a.quote-link").first.click()
+        assert reader.text("mark#quote").startswith("vLLM improves the throughput")
+        page.go_back()
+        page.get_by_role("link", name="Who measures against whom").click()
+        assert reader.text("h1") == "Who measures against whom"
+        assert page.locator("svg.chart a.node").count() >= 3
+        assert page.locator("svg.chart line[marker-end]").count() >= 2
+        reader.shot("07c-results-graph")
+
         page.get_by_role("link", name="Usage", exact=True).click()
         assert page.locator("svg.chart rect.bar").count() == 6
         reader.shot("08-usage")
@@ -176,6 +194,11 @@ def test_static_site_from_disk(kb: Path, browser: object, tmp_path: Path) -> Non
     values = visible.evaluate_all("rows => rows.map(r => parseFloat(r.dataset.value))")
     assert values == sorted(values) and len(values) == 3
     reader.shot("12-site-claims")
+    page.get_by_role("link", name="Results", exact=True).click()
+    assert page.locator("svg.chart a.mark").count() >= 2 and page.url.endswith("results.html")
+    page.get_by_role("link", name="Who measures against whom").click()
+    assert page.locator("svg.chart a.node").count() >= 3
+    reader.shot("12b-site-results-graph")
     assert reader.dialogs == [] and reader.errors == []
 
 

@@ -152,7 +152,9 @@ CLAIMS = {
     "2308.04623": [_claim("speedup", 3.16, "3.16", "x", None, "3.16x", model_name="GPT-2-L")],
     "2304.04487": [_claim("speed-up", 2.2, "2.2", "×", None, "2.2x", hardware="V100")],
     "2306.00978": [_claim("speedup", 3.2, "3.2", "×", None, "3.2x", hardware="RTX 4090")],
-    "2403.02310": [_claim("serving capacity", 5.6, "5.6", "×", None, "5.6x", hardware="A100")],
+    "2403.02310": [
+        _claim("serving capacity", 5.6, "5.6", "×", None, "5.6x", hardware="A100", baseline="vLLM")
+    ],
     HOSTILE_ID: [
         _claim(
             "latency <i>p50</i>",

@@ -97,6 +97,12 @@ def results(
     include_all: Annotated[
         bool, typer.Option("--all", help="Include unverified claims (marked as such).")
     ] = False,
+    graph: Annotated[
+        bool,
+        typer.Option(
+            "--graph", help="Who reports results over whom, on which metric, in which claims."
+        ),
+    ] = False,
     json_out: JsonOpt = False,
     csv_out: CsvOpt = False,
 ) -> None:
@@ -105,8 +111,14 @@ def results(
 
     if json_out and csv_out:
         raise OptionsError("choose one of --json and --csv")
+    if graph and csv_out:
+        raise OptionsError("--graph prints a list of comparisons or --json, not --csv")
     opts = options(ctx)
     filters = {"metric": metric, "baseline": baseline, "model": model, "hardware": hardware}
+    if graph:
+        found = kb.results_graph(opts.workspace, filters, topic, include_all)
+        output.print_data(opts.console, found, json_out, output.print_results_graph)
+        return
     rows = kb.results(opts.workspace, filters, topic, include_all)
     if json_out:
         output.print_json(opts.console, rows)

@@ -415,6 +415,23 @@ def print_results(console: Console, rows: list[dict[str, Any]]) -> None:
     console.print(f"{_results(len(rows))} in {groups_text}{tail}.")
 
 
+def print_results_graph(console: Console, graph: dict[str, Any]) -> None:
+    """One line per comparison (system over baseline on a metric) with its claims' values."""
+    for edge in graph["edges"]:
+        values = ", ".join(_graph_claim(claim) for claim in edge["claims"])
+        plain(console, f"{edge['system']} over {edge['baseline']} on {edge['family']}: {values}")
+    nodes, edges = len(graph["nodes"]), len(graph["edges"])
+    console.print(f"{nodes} systems, {edges} comparisons.")
+
+
+def _graph_claim(claim: dict[str, Any]) -> str:
+    page = "" if claim["page"] is None else f" p. {claim['page']}"
+    value, unit = claim["value_text"], claim["unit"] or ""
+    if value[-1:].isdigit() and unit:  # printed without its unit: "2-4" of "2-4×"
+        value += unit if unit in ("×", "%") else f" {unit}"
+    return f"{value} ({claim['paper']}{page})"
+
+
 def _result_cells(row: dict[str, Any]) -> list[str]:
     page = "" if row["page"] is None else str(row["page"])
     status = "verified" if row["verified"] else "UNVERIFIED"

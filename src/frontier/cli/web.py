@@ -43,7 +43,8 @@ def serve(
         typer.Option("--allow-edits", help="Allow accepting or rejecting proposed gaps."),
     ] = False,
 ) -> None:
-    """Browse the KB in a local web UI: topics, papers, digests, claims, search, maps, ask, usage."""
+    """Browse the KB in a local web UI: topics, papers, digests, claims, results, search, maps, ask,
+    usage."""
     from frontier.commands import web
 
     opts = options(ctx)

@@ -25,7 +25,8 @@ from frontier.store.listing import (
 )
 from frontier.store.status import GAP_STATUSES, Moved, StatusError
 from frontier.synthesize.measurement import FAMILY_NAMES, family_name
-from frontier.synthesize.results import ResultFilters, result_record, stored_results
+from frontier.synthesize.result_graph import comparison_graph, graph_record
+from frontier.synthesize.results import Result, ResultFilters, result_record, stored_results
 from frontier.workspace import Workspace, open_workspace
 
 
@@ -92,14 +93,12 @@ def _check_family(text: str | None) -> str | None:
     return family
 
 
-def results(
+def _results(
     workspace: Path | None,
     filters: dict[str, str | None],
     topic: str | None,
     include_unverified: bool,
-) -> list[dict[str, Any]]:
-    """Claims across papers, grouped by metric family and baseline and sorted by value; the
-    filters (family, baseline, model, hardware) match canonical names, any case."""
+) -> list[Result]:
     wanted = ResultFilters(
         family=_check_family(filters.get("metric")),
         baseline=filters.get("baseline"),
@@ -109,8 +108,36 @@ def results(
     with _store(workspace) as (ws, conn):
         if topic is not None:
             _check_topic(ws.settings, topic)
-        found = stored_results(conn, ws.settings, wanted, topic, include_unverified)
-    return [result_record(r) for r in found]
+        return stored_results(conn, ws.settings, wanted, topic, include_unverified)
+
+
+def results(
+    workspace: Path | None,
+    filters: dict[str, str | None],
+    topic: str | None,
+    include_unverified: bool,
+) -> list[dict[str, Any]]:
+    """Claims across papers, grouped by metric family and baseline and sorted by value; the
+    filters (family, baseline, model, hardware) match canonical names, any case."""
+    return [result_record(r) for r in _results(workspace, filters, topic, include_unverified)]
+
+
+def results_graph(
+    workspace: Path | None,
+    filters: dict[str, str | None],
+    topic: str | None,
+    include_unverified: bool,
+) -> dict[str, Any]:
+    """The comparison graph of the same results: systems and baselines, and who reports
+    results over whom on which metric, each edge with its claims and their quote links."""
+    from frontier.store.browse import page_counts
+    from frontier.web.links import quote_link
+
+    found = _results(workspace, filters, topic, include_unverified)
+    with _store(workspace) as (_ws, conn):
+        counts = page_counts(conn)
+    graph = comparison_graph(found)
+    return graph_record(graph, lambda r: quote_link(r, pages=counts.get(r.claim.paper_id, 0)))
 
 
 def _add_item(workspace: Path | None, table: str, topic: str, item_text: str) -> AddedItem:

@@ -130,8 +130,17 @@ def claims_csv(rows: list[dict[str, Any]]) -> str:
 
 
 def results_csv(rows: list[dict[str, Any]]) -> str:
-    """The results table as CSV with a header row; an unknown key is an empty cell."""
-    return _csv([{**row, "verified": int(row["verified"])} for row in rows], list(RESULT_COLUMNS))
+    """The results table as CSV with a header row; an unknown key is an empty cell, the papers
+    a result disagrees with are their ids."""
+    records = [
+        {
+            **row,
+            "verified": int(row["verified"]),
+            "disagrees_with": [other["paper"] for other in row["disagrees_with"]],
+        }
+        for row in rows
+    ]
+    return _csv(records, list(RESULT_COLUMNS))
 
 
 def results_records(conn: sqlite3.Connection, settings: Settings) -> list[dict[str, Any]]:

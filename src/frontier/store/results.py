@@ -1,4 +1,5 @@
-"""Claims as the results table reads them: each with its paper's title, optionally of one topic."""
+"""Claims as the results table reads them: each with its paper's title, date and abstract,
+optionally of one topic."""
 
 from __future__ import annotations
 
@@ -27,11 +28,14 @@ class ResultClaim:
     quote: str
     verified: bool
     headline: bool
+    date: str = ""  # the paper's, YYYY-MM-DD or shorter; "" when unknown
+    abstract: str = ""
 
 
 _COLUMNS = (
     "c.id, c.paper_id, p.title, c.metric, c.value, c.value_text, c.unit, c.direction, "
-    "c.baseline, c.model_name, c.hardware, c.page, c.quote, c.verified, c.headline"
+    "c.baseline, c.model_name, c.hardware, c.page, c.quote, c.verified, c.headline, "
+    "substr(COALESCE(p.published, p.updated, ''), 1, 10), COALESCE(p.abstract, '')"
 )
 
 
@@ -58,5 +62,13 @@ def result_claims(
 
 
 def _result_claim(row: Sequence[Any]) -> ResultClaim:
-    *head, verified, headline = tuple(row)
-    return ResultClaim(*head, verified=bool(verified), headline=bool(headline))
+    *head, verified, headline, date, abstract = tuple(row)
+    return ResultClaim(
+        *head, verified=bool(verified), headline=bool(headline), date=date, abstract=abstract
+    )
+
+
+def topic_papers(conn: sqlite3.Connection, topic: str) -> set[str]:
+    """The ids of the papers triaged into `topic`."""
+    rows = conn.execute("SELECT DISTINCT paper_id FROM triage WHERE topic = ?", (topic,))
+    return {row[0] for row in rows}

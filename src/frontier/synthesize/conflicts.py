@@ -117,15 +117,39 @@ def _same_measure(a: ClaimFact, b: ClaimFact) -> bool:
     return a.family == b.family and a.unit == b.unit and comparable(a.setting, b.setting)
 
 
+Bounds = tuple[float | None, float | None]  # (low, high); None: no bound on that side
+
+
+def factor_apart(a: Bounds, b: Bounds) -> float:
+    """How many times apart two values are, each given by its bounds: the ratio of the nearer
+    bounds; 1.0 when the values may meet or the nearer bound is not positive."""
+    a_low, a_high = a
+    b_low, b_high = b
+    if a_high is not None and b_low is not None and a_high < b_low:
+        return b_low / a_high if a_high > 0 else 1.0
+    if b_high is not None and a_low is not None and b_high < a_low:
+        return a_low / b_high if b_high > 0 else 1.0
+    return 1.0
+
+
+def why_apart(directions: tuple[str, str], a: Bounds, b: Bounds, factor: float) -> str | None:
+    """Why two measures of one thing disagree: they state opposite directions, or their values
+    are `factor` or more apart; None when they agree."""
+    first, second = directions
+    if first and second and first != second:
+        return f"opposite directions: {first} vs {second}"
+    apart = factor_apart(a, b)
+    return f"values {apart:.1f}x apart" if apart >= factor else None
+
+
 def disagreement(a: ClaimFact, b: ClaimFact) -> Disagreement | None:
     if a.paper_id == b.paper_id or not _same_measure(a, b):
         return None
-    if a.direction and b.direction and a.direction != b.direction:
-        return Disagreement(a, b, f"opposite directions: {a.direction} vs {b.direction}")
-    low, high = sorted((abs(a.value or 0.0), abs(b.value or 0.0)))
-    if low > 0 and high / low >= LARGE_FACTOR:
-        return Disagreement(a, b, f"values {high / low:.1f}x apart")
-    return None
+    value_a, value_b = abs(a.value or 0.0), abs(b.value or 0.0)
+    why = why_apart(
+        (a.direction, b.direction), (value_a, value_a), (value_b, value_b), LARGE_FACTOR
+    )
+    return Disagreement(a, b, why) if why else None
 
 
 def _buckets(facts: list[ClaimFact]) -> dict[tuple[str, ...], list[ClaimFact]]:

@@ -1,7 +1,13 @@
 """Results across papers: each claim with keys for sorting, grouping and filtering (its metric
 family, its value parsed, the canonical names of its baseline, model and hardware), while the
 value as printed stays what is shown. A key code cannot read is None, and a None key never
-matches a filter nor joins another claim's group."""
+matches a filter nor joins another claim's group.
+
+A claim reports on its paper's own system: the name the paper gives it (`system_names`) that the
+quote says, else its first such name, else the paper's short title. Two verified results of
+different papers on the same system, measure, canonical baseline and setting (model and
+hardware, at least one known) disagree when they state opposite directions or their values are
+RESULT_FACTOR or more apart, compared as `conflicts` compares claims."""
 
 from __future__ import annotations
 
@@ -9,12 +15,16 @@ import math
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import combinations
 from typing import Any
 
 from frontier.config import Settings
+from frontier.curate.claims import system_names
 from frontier.store.kb import load_entities, snapshot
-from frontier.store.results import ResultClaim, result_claims
+from frontier.store.results import ResultClaim, result_claims, topic_papers
+from frontier.synthesize.conflicts import why_apart
 from frontier.synthesize.measurement import FAMILY_NAMES, named_family
 from frontier.synthesize.names import NameTable, name_table
 
@@ -48,6 +58,9 @@ _UPPER = re.compile(
 )
 _LOWER = re.compile(r"^(?:more than|over|at least|above|greater than|exceeding|>|≥)", re.I)
 _UNIT_AFTER = re.compile(r"^\s*(?P<unit>×|%|[^\W\d_][\w/.-]*(?:\s+per\s+second)?)")
+# results of one system against one baseline in one setting: closer than this is noise
+RESULT_FACTOR = 1.5
+SHORT_TITLE = 40
 
 
 @dataclass(frozen=True)
@@ -129,6 +142,18 @@ def _unit_in(text: str) -> str | None:
 
 
 @dataclass(frozen=True)
+class Disagreeing:
+    """Another paper's result on the same system, measure, baseline and setting that a result
+    disagrees with, and why."""
+
+    paper_id: str
+    title: str
+    claim_id: int
+    value_text: str
+    why: str
+
+
+@dataclass(frozen=True)
 class Result:
     """One claim in the results table: what the paper printed and the keys read from it."""
 
@@ -138,6 +163,8 @@ class Result:
     baselines: tuple[str, ...]
     models: tuple[str, ...]
     hardware: tuple[str, ...]
+    system: str = ""
+    disagrees: tuple[Disagreeing, ...] = ()
 
     @property
     def baseline_key(self) -> str | None:
@@ -169,7 +196,71 @@ def result_of(claim: ResultClaim, names: NameTable) -> Result:
         baselines=names.names_in(claim.baseline),
         models=names.names_in(claim.model_name),
         hardware=names.names_in(claim.hardware),
+        system=own_system(claim, names),
     )
+
+
+@lru_cache(maxsize=4096)
+def _paper_systems(title: str, abstract: str) -> tuple[str, ...]:
+    return tuple(system_names(title, abstract))
+
+
+def short_title(title: str) -> str:
+    """The title's lead before a colon, cut to SHORT_TITLE characters."""
+    lead = " ".join(title.split(":", 1)[0].split())
+    return lead if len(lead) <= SHORT_TITLE else lead[: SHORT_TITLE - 1].rstrip() + "…"
+
+
+def own_system(claim: ResultClaim, names: NameTable) -> str:
+    """The system a claim reports on (see the module's docstring), canonical when known."""
+    systems = _paper_systems(claim.title, claim.abstract)
+    quote = claim.quote.casefold()
+    said = [name for name in systems if name.casefold() in quote]
+    chosen = (said or list(systems))[:1]
+    if not chosen:
+        return short_title(claim.title)
+    return names.canonical(chosen[0]) or chosen[0]
+
+
+def _setting_key(result: Result) -> tuple[Any, ...] | None:
+    """What two results must share to be compared; None when a part is unknown."""
+    unit = result.value.unit if result.value else None
+    if not (result.family and result.baseline_key and unit and result.claim.verified):
+        return None
+    if not (result.models or result.hardware):
+        return None  # an unstated setting: nothing says the two were measured alike
+    return (result.system, result.family, result.baseline_key, unit, result.models, result.hardware)
+
+
+def _disagreement(a: Result, b: Result) -> str | None:
+    if a.claim.paper_id == b.claim.paper_id or a.value is None or b.value is None:
+        return None
+    directions = (a.claim.direction, b.claim.direction)
+    bounds_a, bounds_b = (a.value.low, a.value.high), (b.value.low, b.value.high)
+    return why_apart(directions, bounds_a, bounds_b, RESULT_FACTOR)
+
+
+def _disagreeing(other: Result, why: str) -> Disagreeing:
+    claim = other.claim
+    return Disagreeing(claim.paper_id, claim.title, claim.id, claim.value_text, why)
+
+
+def with_disagreements(results: Sequence[Result]) -> list[Result]:
+    """The results, each with the results of other papers it disagrees with."""
+    by_setting: dict[tuple[Any, ...], list[Result]] = {}
+    for result in results:
+        if (key := _setting_key(result)) is not None:
+            by_setting.setdefault(key, []).append(result)
+    found: dict[int, list[Disagreeing]] = {}
+    for group in by_setting.values():
+        for a, b in combinations(group, 2):
+            if why := _disagreement(a, b):
+                found.setdefault(a.claim.id, []).append(_disagreeing(b, why))
+                found.setdefault(b.claim.id, []).append(_disagreeing(a, why))
+    return [
+        replace(r, disagrees=tuple(found[r.claim.id])) if r.claim.id in found else r
+        for r in results
+    ]
 
 
 def _names_match(names: tuple[str, ...], wanted: str | None, table: NameTable) -> bool:
@@ -209,11 +300,16 @@ def _order(result: Result) -> tuple[Any, ...]:
 
 
 def results_table(
-    claims: Iterable[ResultClaim], table: NameTable, filters: ResultFilters = ResultFilters()
+    claims: Iterable[ResultClaim],
+    table: NameTable,
+    filters: ResultFilters = ResultFilters(),
+    papers: set[str] | None = None,
 ) -> list[Result]:
-    """The claims the filters keep, grouped by family and baseline and sorted by value."""
-    found = (result_of(claim, table) for claim in claims)
-    return sorted((r for r in found if kept(r, filters, table)), key=_order)
+    """The claims the filters keep (of `papers` when given), grouped by family and baseline
+    and sorted by value; disagreements are found among all the claims given."""
+    found = with_disagreements([result_of(claim, table) for claim in claims])
+    shown = (r for r in found if papers is None or r.claim.paper_id in papers)
+    return sorted((r for r in shown if kept(r, filters, table)), key=_order)
 
 
 def store_names(conn: sqlite3.Connection, settings: Settings) -> NameTable:
@@ -228,11 +324,13 @@ def stored_results(
     topic: str | None = None,
     include_unverified: bool = False,
 ) -> list[Result]:
-    """The results table of the KB's claims."""
+    """The results table of the KB's claims; a result of the topic's papers is marked where it
+    disagrees with any paper's."""
     with snapshot(conn):
         table = store_names(conn, settings)
-        claims = result_claims(conn, topic, include_unverified)
-    return results_table(claims, table, filters)
+        claims = result_claims(conn, None, include_unverified)
+        of_topic = None if topic is None else topic_papers(conn, topic)
+    return results_table(claims, table, filters, of_topic)
 
 
 RESULT_COLUMNS = (
@@ -258,6 +356,9 @@ RESULT_COLUMNS = (
     "quote",
     "verified",
     "claim",
+    "date",
+    "system",
+    "disagrees_with",
 )
 
 
@@ -287,5 +388,18 @@ def result_record(result: Result) -> dict[str, Any]:
         "quote": claim.quote,
         "verified": claim.verified,
         "claim": claim.id,
+        "date": claim.date or None,
+        "system": result.system,
+        "disagrees_with": [disagreeing_record(d) for d in result.disagrees],
     }
     return {column: record[column] for column in RESULT_COLUMNS}
+
+
+def disagreeing_record(other: Disagreeing) -> dict[str, Any]:
+    return {
+        "paper": other.paper_id,
+        "title": other.title,
+        "claim": other.claim_id,
+        "value_text": other.value_text,
+        "why": other.why,
+    }

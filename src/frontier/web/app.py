@@ -21,7 +21,7 @@ from frontier.store.browse import map_rows, page_count, page_counts, read_only
 from frontier.store.queries import page_text
 from frontier.store.status import StatusError, gap_topic, move_gap
 from frontier.synthesize.retrieve import search_papers
-from frontier.web import digest_views, synthesis_views, views
+from frontier.web import digest_views, results_views, synthesis_views, views
 from frontier.web.asking import AskPage
 from frontier.web.links import STATIC_FILES, Links
 from frontier.web.pages import PAGES
@@ -31,7 +31,7 @@ from frontier.workspace import Workspace
 SEARCH_LIMIT = 20
 MAX_BODY_BYTES = 64 * 1024  # a question and a token: no form of ours needs more
 # the biggest pages are cut on the server (the static site has them whole)
-ENTRIES_SHOWN, CLAIMS_SHOWN = 200, 500
+ENTRIES_SHOWN, CLAIMS_SHOWN, RESULTS_SHOWN = 200, 500, 1000
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 _PAGE_OF_PAPER = re.compile(r"^(?P<id>.+)/page/(?P<n>\d{1,6})$")
 _TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
@@ -164,6 +164,17 @@ class WebApp:
             sort = params.get("sort", "newest")
             view = views.claims_view(ctx, counts, filters, sort, CLAIMS_SHOWN)
             return self.page(view, ctx)
+
+    def results(self, request: Request) -> Response:
+        filters = results_views.result_filters(request.query_params)
+        with self.reading() as (conn, ctx):
+            view = results_views.results_view(ctx, conn, filters, Links(), RESULTS_SHOWN)
+            return self.page(view, ctx)
+
+    def results_graph(self, request: Request) -> Response:
+        filters = results_views.result_filters(request.query_params)
+        with self.reading() as (conn, ctx):
+            return self.page(results_views.results_graph_view(ctx, conn, filters, Links()), ctx)
 
     def search(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()

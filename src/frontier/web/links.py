@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from frontier.render.common import entity_path, frontier_path, safe_name, source_path, topic_path
@@ -76,3 +77,12 @@ class VaultLinks:
 
     def url(self, name: str, *args: object, **query: object) -> str:
         return _VAULT_PATHS[name](*(str(arg) for arg in args))
+
+
+def quote_link(result: Any, links: Links | None = None, pages: int | None = None) -> str:
+    """Where a result's quote is shown: its page view with the claim marked (when the page is
+    stored, if the paper's `pages` are given), else its paper's page."""
+    claim, links = result.claim, links or Links()
+    if claim.page and (pages is None or claim.page <= pages):
+        return links.url("page", claim.paper_id, claim.page, claim=claim.id)
+    return links.url("paper", claim.paper_id)

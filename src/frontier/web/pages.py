@@ -28,6 +28,8 @@ PAGES: tuple[Page, ...] = (
     Page("page", "paper/{0}/page/{1}", None, None, in_site=True),  # served by the paper route
     Page("entity", "entity/{0}", "/entity/{slug}", "entity", in_site=True),
     Page("claims", "claims", "/claims", "claims", in_site=True, nav="Claims"),
+    Page("results", "results", "/results", "results", in_site=True, nav="Results"),
+    Page("results_graph", "results/graph", "/results/graph", "results_graph", in_site=True),
     Page("search", "search", "/search", "search", in_site=True, nav="Search"),
     Page("maps", "maps", "/maps", "maps", in_site=True, nav="Maps"),
     Page("map", "maps/{0}", "/maps/{map_id:int}", "one_map", in_site=True),
@@ -47,5 +49,5 @@ PAGES: tuple[Page, ...] = (
 )
 BY_NAME = {page.name: page for page in PAGES}
 # (label, page name) in the order the navigation bar shows them
-NAV_ORDER = ("topics", "digests", "claims", "search", "maps", "ask", "usage")
+NAV_ORDER = ("topics", "digests", "claims", "results", "search", "maps", "ask", "usage")
 NAV: list[tuple[str, str]] = [(BY_NAME[name].nav or name, name) for name in NAV_ORDER]

@@ -15,7 +15,7 @@ from frontier.store.browse import cited_pages, map_rows, page_counts, read_only
 from frontier.store.digests import stored_digests
 from frontier.store.kb import load_kb
 from frontier.store.queries import page_text
-from frontier.web import digest_views, synthesis_views, views
+from frontier.web import digest_views, results_views, synthesis_views, views
 from frontier.web.links import STATIC_FILES, Links, site_file
 from frontier.web.pages import PAGES
 from frontier.web.server_state import usage_rows
@@ -126,6 +126,16 @@ def _claims(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str,
     return _one("claims", views.claims_view(ctx, counts, {}, "newest"), ctx)
 
 
+def _results(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    links = Links(static_site=True, here=site_file("results"))
+    return _one("results", results_views.results_view(ctx, conn, {}, links), ctx)
+
+
+def _results_graph(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
+    links = Links(static_site=True, here=site_file("results_graph"))
+    return _one("results_graph", results_views.results_graph_view(ctx, conn, {}, links), ctx)
+
+
 def _digests(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, str]:
     return _one("digests", digest_views.digests_view(conn, ctx.settings), ctx)
 
@@ -175,6 +185,8 @@ _SITE_FILES: dict[str, SiteFiles] = {
     "paper": _paper,
     "page": _page,
     "claims": _claims,
+    "results": _results,
+    "results_graph": _results_graph,
     "digests": _digests,
     "digest": _digest,
     "feed": _feed,

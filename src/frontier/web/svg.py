@@ -1,4 +1,5 @@
-"""Small server-rendered SVG charts: lines over time, stacked bars, dots per group.
+"""Small server-rendered SVG charts: lines over time, stacked bars, dots per group, values by
+date, a graph of comparisons.
 
 Every label is escaped; colours are attributes (no inline style), so a strict CSP holds."""
 
@@ -6,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
@@ -178,3 +180,170 @@ def _median(values: list[float]) -> float:
     ordered = sorted(values)
     mid = len(ordered) // 2
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+@dataclass(frozen=True)
+class DatedMark:
+    """One paper's value at its date: a dot at `high` (a bar down to `low` for a range), its
+    label the value as printed, the whole mark a link."""
+
+    when: float  # the date as a fractional year
+    low: float
+    high: float
+    label: str
+    href: str
+    note: str  # the tooltip: the paper and its claim
+
+
+def fractional_year(date: str) -> float | None:
+    """YYYY, YYYY-MM or YYYY-MM-DD as a fractional year; None when it is not a date."""
+    parts = date.split("-")
+    if not parts[0].isdigit() or len(parts[0]) != 4:
+        return None
+    month = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 1
+    day = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 1
+    return int(parts[0]) + (min(max(month, 1), 12) - 1) / 12 + (min(max(day, 1), 31) - 1) / 372
+
+
+def _year_month(when: float) -> str:
+    year = math.floor(when)
+    return f"{year}-{min(12, math.floor((when - year) * 12) + 1):02d}"
+
+
+def values_by_date(marks: Sequence[DatedMark], unit: str, label: str) -> Markup:
+    """Reported values over time: one linked mark per paper, labelled with its printed value."""
+    if not marks:
+        return empty("No dated value to plot.")
+    height, plot_w = 260, WIDTH - LEFT - RIGHT
+    first, last = min(m.when for m in marks), max(m.when for m in marks)
+    if last - first < 0.25:  # one date (or nearly): a quarter either side keeps marks apart
+        first, last = first - 0.25, last + 0.25
+    top = nice_max(max(m.high for m in marks))
+    x_of = lambda w: LEFT + plot_w * (w - first) / (last - first)  # noqa: E731
+    y_of = lambda v: TOP + (height - TOP - BOTTOM) * (1 - v / top)  # noqa: E731
+    ticks = [first + (last - first) * n / 4 for n in range(5)]
+    body = _y_axis(top, height, plot_w) + _x_labels(
+        [_year_month(t) for t in ticks], [x_of(t) for t in ticks], height
+    )
+    body.append(f'<text x="{LEFT + plot_w + 8}" y="{TOP + 4}" font-size="11">{escape(unit)}</text>')
+    for mark in sorted(marks, key=lambda m: (m.when, m.high)):
+        body.append(_dated_mark(mark, x_of(mark.when), y_of(mark.low), y_of(mark.high)))
+    return _svg(height, label, body)
+
+
+def _dated_mark(mark: DatedMark, x: float, y_low: float, y_high: float) -> str:
+    bar = (
+        f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{y_low:.1f}" y2="{y_high:.1f}" '
+        f'stroke="{PALETTE[0]}" stroke-width="3"/>'
+        if y_low - y_high > 1
+        else ""
+    )
+    return (
+        f'<a class="mark" href="{escape(mark.href)}"><title>{escape(mark.note)}</title>{bar}'
+        f'<circle class="dot" cx="{x:.1f}" cy="{y_high:.1f}" r="5" fill="{PALETTE[0]}"/>'
+        f'<text x="{x + 8:.1f}" y="{y_high - 6:.1f}" font-size="11">{escape(mark.label)}</text>'
+        "</a>"
+    )
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    name: str
+    weight: int  # the claims on its edges
+    kind: str  # system | baseline | both
+    href: str
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """`count` claims of `source` (a node's index) reporting results over `target`."""
+
+    source: int
+    target: int
+    count: int
+    note: str
+
+
+_NODE_FILL = {"system": PALETTE[1], "baseline": PALETTE[0], "both": PALETTE[4]}
+GRAPH_HEIGHT, GRAPH_RADIUS, NODE_LABEL = 540, 170, 22
+
+
+def _on_circle(n: int, count: int) -> tuple[float, float, float]:
+    """The n-th of `count` places on the circle, clockwise from the top: x, y and the angle."""
+    angle = -math.pi / 2 + 2 * math.pi * n / max(1, count)
+    cx, cy = WIDTH / 2, GRAPH_HEIGHT / 2
+    return cx + GRAPH_RADIUS * math.cos(angle), cy + GRAPH_RADIUS * math.sin(angle), angle
+
+
+def comparison_graph(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge], label: str) -> Markup:
+    """Nodes on a circle in the order given (most measured first, from the top), an arrow from
+    each system to each baseline it reports results over, with the number of claims."""
+    if not nodes:
+        return empty("No comparison to draw.")
+    places = [_on_circle(n, len(nodes)) for n in range(len(nodes))]
+    body = [
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+        'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+        'fill="#888"/></marker></defs>'
+    ]
+    radii = [_node_radius(node) for node in nodes]
+    for edge in edges:
+        body.append(_graph_edge(edge, places, radii))
+    for node, (x, y, angle), r in zip(nodes, places, radii, strict=True):
+        body.append(_graph_node(node, x, y, angle, r))
+    return _svg(GRAPH_HEIGHT, label, body + _kinds_legend())
+
+
+def _kinds_legend() -> list[str]:
+    out = []
+    for n, (kind, fill) in enumerate(_NODE_FILL.items()):
+        y = TOP + 8 + n * 18
+        words = {"system": "reports results", "baseline": "measured against", "both": "both"}
+        out.append(
+            f'<circle cx="{WIDTH - 150}" cy="{y - 4}" r="5" fill="{fill}"/>'
+            f'<text x="{WIDTH - 140}" y="{y}" font-size="12">{words[kind]}</text>'
+        )
+    return out
+
+
+def _node_radius(node: GraphNode) -> float:
+    return 5 + 2.5 * math.sqrt(node.weight)
+
+
+def _graph_edge(
+    edge: GraphEdge, places: Sequence[tuple[float, float, float]], radii: Sequence[float]
+) -> str:
+    (x1, y1, _), (x2, y2, _) = places[edge.source], places[edge.target]
+    length = math.hypot(x2 - x1, y2 - y1) or 1.0
+    dx, dy = (x2 - x1) / length, (y2 - y1) / length
+    # the line ends at the rims, so the arrow head stays visible, and keeps to its right, so
+    # A over B and B over A are two lines
+    r1, r2 = radii[edge.source], radii[edge.target] + 2
+    ox, oy = -dy * 4, dx * 4
+    sx, sy = x1 + dx * r1 + ox, y1 + dy * r1 + oy
+    ex, ey = x2 - dx * r2 + ox, y2 - dy * r2 + oy
+    mx, my = (sx + ex) / 2, (sy + ey) / 2
+    width = 1 + math.log2(edge.count)
+    return (
+        f'<g class="edge"><title>{escape(edge.note)}</title>'
+        f'<line x1="{sx:.1f}" y1="{sy:.1f}" x2="{ex:.1f}" y2="{ey:.1f}" stroke="#888" '
+        f'stroke-width="{width:.1f}" marker-end="url(#arrow)"/>'
+        f'<text x="{mx:.1f}" y="{my - 3:.1f}" text-anchor="middle" font-size="11" '
+        f'fill="#444">{edge.count}</text></g>'
+    )
+
+
+def _graph_node(node: GraphNode, x: float, y: float, angle: float, r: float) -> str:
+    right = math.cos(angle) >= -1e-9
+    tx, ty = x + math.cos(angle) * (r + 6), y + math.sin(angle) * (r + 6) + 4
+    anchor = "start" if right else "end"
+    if abs(math.cos(angle)) < 0.2:
+        anchor = "middle"
+        ty = y + (r + 14 if math.sin(angle) > 0 else -(r + 6))
+    return (
+        f'<a class="node" href="{escape(node.href)}"><title>{escape(node.name)}: {node.weight} '
+        f"claim{'' if node.weight == 1 else 's'} ({escape(node.kind)})</title>"
+        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="{_NODE_FILL[node.kind]}"/>'
+        f'<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="{anchor}" font-size="12">'
+        f"{escape(node.name[:NODE_LABEL])}</text></a>"
+    )

@@ -81,7 +81,7 @@ def _claim(rng: random.Random) -> SimpleNamespace:
         value_text=str(value),
         unit=unit,
         direction="higher",
-        baseline="a baseline",
+        baseline=rng.choice(["vLLM", "Orca", "FasterTransformer", "HF Transformers", "a baseline"]),
         model_name=rng.choice(["Llama-2-7B", "OPT-13B", ""]),
         hardware=rng.choice(["A100", "H100", ""]),
         condition="",
@@ -165,6 +165,8 @@ def pages(ws: Workspace) -> dict[str, str]:
         "claims": "/claims?hardware=a100&sort=value_desc",
         "search": "/search?q=paged+attention+memory",
         "usage": "/usage",
+        "results": "/results?baseline=vLLM",
+        "results graph": "/results/graph",
     }
 
 

@@ -29,6 +29,7 @@ from frontier.synthesize.names import name_table
 from frontier.synthesize.results import (
     RESULT_COLUMNS,
     ParsedValue,
+    known_in_title,
     metric_family,
     parse_value,
     unit_name,
@@ -354,7 +355,7 @@ def test_unknown_keys_stay_out_of_the_groups(results_kb: Path) -> None:
 def test_results_table_and_refusals(results_kb: Path) -> None:
     table = _invoke(results_kb, "results")
     assert table.exit_code == 0, table.output
-    assert "throughput — vs vLLM" in table.stdout and "ttft — vs FasterTransformer + vLLM" in (
+    assert "throughput — vs vLLM" in table.stdout and "TTFT — vs FasterTransformer + vLLM" in (
         table.stdout
     )
     assert "throughput — vs baseline unknown" in table.stdout
@@ -405,3 +406,10 @@ def test_values_are_apart_by_their_nearer_bounds(
 ) -> None:
     assert factor_apart(a, b) == pytest.approx(apart)
     assert factor_apart(b, a) == pytest.approx(apart)
+
+
+def test_a_title_that_coins_no_name_is_named_by_the_known_system_it_names() -> None:
+    table = name_table()
+    title = "Taming the Throughput-Latency Tradeoff in Serving with Sarathi-Serve"
+    assert known_in_title(title, table) == "Sarathi-Serve"
+    assert known_in_title("Efficiently Scaling Transformer Inference", table) is None

@@ -17,6 +17,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from frontier.synthesize.measurement import family_label
+
 if TYPE_CHECKING:  # imported where used: a command pays only for what it prints
     from frontier.intake.report import Report
     from frontier.llm.records import ChatResult, Usage
@@ -394,7 +396,7 @@ def _parsed(row: dict[str, Any]) -> str:
 
 
 def _result_group(row: dict[str, Any]) -> str:
-    family = row["family"] or "metric family unknown"
+    family = family_label(row["family"]) or "metric family unknown"
     baseline = row["baseline_canonical"] or "baseline unknown"
     return f"{family} — vs {baseline}"
 
@@ -419,7 +421,10 @@ def print_results_graph(console: Console, graph: dict[str, Any]) -> None:
     """One line per comparison (system over baseline on a metric) with its claims' values."""
     for edge in graph["edges"]:
         values = ", ".join(_graph_claim(claim) for claim in edge["claims"])
-        plain(console, f"{edge['system']} over {edge['baseline']} on {edge['family']}: {values}")
+        plain(
+            console,
+            f"{edge['system']} over {edge['baseline']} on {family_label(edge['family'])}: {values}",
+        )
     nodes, edges = len(graph["nodes"]), len(graph["edges"])
     console.print(f"{nodes} systems, {edges} comparisons.")
 

@@ -73,6 +73,14 @@ class Setting:
         return ", ".join(p for p in parts if p) or "unstated setting"
 
 
+_LABELS = {"ttft": "TTFT", "tbt": "TBT / TPOT", "request-rate": "request rate"}
+
+
+def family_label(family: str | None) -> str:
+    """A family as a reader reads it ('TTFT', 'request rate'); '' for none."""
+    return _LABELS.get(family or "", family or "")
+
+
 def named_family(text: str) -> str | None:
     """The family of measure a metric's words name, else None."""
     for family, pattern in FAMILIES:

@@ -200,6 +200,9 @@ def result_of(claim: ResultClaim, names: NameTable) -> Result:
     )
 
 
+_MODEL_NAME = re.compile(r"^(?:Llama|LLaMA|OPT|GPT|Mistral|Mixtral|Falcon|Qwen|T5|BLOOM)", re.I)
+
+
 @lru_cache(maxsize=4096)
 def _paper_systems(title: str, abstract: str) -> tuple[str, ...]:
     return tuple(system_names(title, abstract))
@@ -218,8 +221,20 @@ def own_system(claim: ResultClaim, names: NameTable) -> str:
     said = [name for name in systems if name.casefold() in quote]
     chosen = (said or list(systems))[:1]
     if not chosen:
-        return short_title(claim.title)
+        return known_in_title(claim.title, names) or short_title(claim.title)
     return names.canonical(chosen[0]) or chosen[0]
+
+
+def known_in_title(title: str, names: NameTable) -> str | None:
+    """A system of the names table the title names ('... with Sarathi-Serve'), when the title
+    coins no name of its own."""
+    words = re.findall(r"[\w.+-]+", title)
+    for size in (2, 1):
+        for start in range(len(words) - size + 1):
+            known = names.canonical(" ".join(words[start : start + size]))
+            if known and not _MODEL_NAME.match(known):
+                return known
+    return None
 
 
 def _setting_key(result: Result) -> tuple[Any, ...] | None:

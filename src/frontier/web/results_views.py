@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from frontier.render.common import Context, value_with_unit
 from frontier.store.browse import page_counts
-from frontier.synthesize.measurement import FAMILY_NAMES, family_name
+from frontier.synthesize.measurement import FAMILY_NAMES, family_label, family_name
 from frontier.synthesize.result_graph import ComparisonGraph, Edge, Node, comparison_graph
 from frontier.synthesize.results import Result, ResultFilters, stored_results
 from frontier.web import svg
@@ -115,7 +115,9 @@ def _group(
     shown: set[int],
 ) -> dict[str, Any]:
     family, baseline = members[0].group()
-    heading = f"{family or 'metric family unknown'} — vs {baseline or 'baseline unknown'}"
+    heading = (
+        f"{family_label(family) or 'metric family unknown'} — vs {baseline or 'baseline unknown'}"
+    )
     rows = [_row(ctx, r, links, counts, shown) for r in members]
     known = family is not None and baseline is not None
     return {

@@ -9,6 +9,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from frontier.curate.entry import phrase_claim
 from frontier.render.common import Context, quote_parts, value_with_unit
+from frontier.synthesize.measurement import family_label
 from frontier.web.links import Links, VaultLinks
 from frontier.web.pages import BY_NAME, NAV
 from frontier.web.synthesis_views import link_citations
@@ -27,6 +28,7 @@ def environment() -> Environment:
     env.filters["value_unit"] = value_with_unit
     env.filters["phrase"] = phrase_claim
     env.filters["quote_parts"] = quote_parts
+    env.filters["family_label"] = family_label
     env.globals["cite"] = link_citations
     return env
 

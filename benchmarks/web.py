@@ -28,6 +28,7 @@ from starlette.testclient import TestClient
 
 from frontier.render.common import Context
 from frontier.sources.records import SourceRecord
+from frontier.store.claims import Claim
 from frontier.store.curation import (
     save_claims,
     save_entry,
@@ -72,10 +73,10 @@ BARE = Environment(autoescape=True).from_string(
 )
 
 
-def _claim(rng: random.Random) -> SimpleNamespace:
+def _claim(rng: random.Random) -> Claim:
     value = round(rng.uniform(1.1, 8.0), 2)
     unit, metric = rng.choice([("×", "speedup"), ("ms", "latency"), ("tok/s", "throughput")])
-    return SimpleNamespace(
+    return Claim(
         metric=metric,
         value=value,
         value_text=str(value),
@@ -95,7 +96,9 @@ def _claim(rng: random.Random) -> SimpleNamespace:
 
 
 def _relation(kind: str, target: str) -> SimpleNamespace:
-    return SimpleNamespace(kind=kind, target=target, detail="synthetic", evidence="", stage="code")
+    return SimpleNamespace(
+        kind=kind, target=target, detail="synthetic", evidence="", stage="code", page=None, how=""
+    )
 
 
 def curate_synthetically(ws: Workspace, seed: int = 7) -> None:

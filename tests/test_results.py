@@ -22,16 +22,19 @@ from frontier.store.curation import save_claims, save_triage
 from frontier.store.db import connect
 from frontier.store.kb import EntityInfo
 from frontier.store.papers import save_paper
+from frontier.store.results import ResultClaim
 from frontier.store.runs import finish_run, start_run
 from frontier.synthesize.conflicts import factor_apart
 from frontier.synthesize.measurement import family_name
 from frontier.synthesize.names import name_table
 from frontier.synthesize.results import (
+    MAX_DISAGREEING,
     RESULT_COLUMNS,
     ParsedValue,
     known_in_title,
     metric_family,
     parse_value,
+    results_table,
     unit_name,
 )
 from frontier.workspace import open_workspace
@@ -413,3 +416,26 @@ def test_a_title_that_coins_no_name_is_named_by_the_known_system_it_names() -> N
     title = "Taming the Throughput-Latency Tradeoff in Serving with Sarathi-Serve"
     assert known_in_title(title, table) == "Sarathi-Serve"
     assert known_in_title("Efficiently Scaling Transformer Inference", table) is None
+
+
+def _speedup(claim_id: int, paper: str, value: float, direction: str = "higher") -> ResultClaim:
+    return ResultClaim(
+        id=claim_id, paper_id=paper, title=f"FlexServe study {paper}", metric="throughput",
+        value=value, value_text=f"{value}×", unit="×", direction=direction, baseline="vLLM",
+        model_name="Llama-2-7B", hardware="A100", page=1,
+        quote=f"FlexServe reaches {value}× higher throughput than vLLM.", verified=True,
+        headline=False, abstract="We present FlexServe.",
+    )  # fmt: skip
+
+
+def test_disagreements_are_read_from_the_ends_of_a_large_group_and_capped() -> None:
+    claims = [_speedup(n, f"p{n}", 1.0 + n / 10) for n in range(1, 60)]
+    claims.append(_speedup(100, "p100", 1.5, direction="lower"))
+    found = {r.claim.id: r for r in results_table(claims, name_table())}
+    lowest = found[1]  # 1.1×: every paper from 1.65× up is 1.5× or more above it
+    assert len(lowest.disagrees) == MAX_DISAGREEING
+    assert lowest.disagrees[0].paper_id == "p100"  # the opposite direction comes first
+    assert all(d.paper_id in {"p100", "p59", "p58", "p57", "p56"} for d in lowest.disagrees)
+    middle = found[10]  # 2.0×: the farthest above it come first, nothing is 1.5× below it
+    assert [d.paper_id for d in middle.disagrees] == ["p100", "p59", "p58", "p57", "p56"]
+    assert middle.disagrees[1].why == "values 3.5x apart"

@@ -14,17 +14,15 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import combinations
 from typing import Any
 
 from frontier.config import Settings
 from frontier.curate.claims import system_names
 from frontier.store.kb import load_entities, snapshot
 from frontier.store.results import ResultClaim, result_claims, topic_papers
-from frontier.synthesize.conflicts import why_apart
 from frontier.synthesize.measurement import FAMILY_NAMES, named_family
 from frontier.synthesize.names import NameTable, name_table
 
@@ -60,6 +58,7 @@ _LOWER = re.compile(r"^(?:more than|over|at least|above|greater than|exceeding|>
 _UNIT_AFTER = re.compile(r"^\s*(?P<unit>×|%|[^\W\d_][\w/.-]*(?:\s+per\s+second)?)")
 # results of one system against one baseline in one setting: closer than this is noise
 RESULT_FACTOR = 1.5
+MAX_DISAGREEING = 5  # other papers' results named beside one that it disagrees with
 SHORT_TITLE = 40
 
 
@@ -188,7 +187,8 @@ class ResultFilters:
     hardware: str | None = None
 
 
-def result_of(claim: ResultClaim, names: NameTable) -> Result:
+def result_of(claim: ResultClaim, names: NameTable, titles: dict[str, str] | None = None) -> Result:
+    """The claim with its keys; `titles` keeps the system each title names, read once a paper."""
     return Result(
         claim=claim,
         family=metric_family(claim.metric, claim.unit),
@@ -196,14 +196,14 @@ def result_of(claim: ResultClaim, names: NameTable) -> Result:
         baselines=names.names_in(claim.baseline),
         models=names.names_in(claim.model_name),
         hardware=names.names_in(claim.hardware),
-        system=own_system(claim, names),
+        system=own_system(claim, names, titles),
     )
 
 
 _MODEL_NAME = re.compile(r"^(?:Llama|LLaMA|OPT|GPT|Mistral|Mixtral|Falcon|Qwen|T5|BLOOM)", re.I)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=65536)
 def _paper_systems(title: str, abstract: str) -> tuple[str, ...]:
     return tuple(system_names(title, abstract))
 
@@ -214,14 +214,17 @@ def short_title(title: str) -> str:
     return lead if len(lead) <= SHORT_TITLE else lead[: SHORT_TITLE - 1].rstrip() + "…"
 
 
-def own_system(claim: ResultClaim, names: NameTable) -> str:
+def own_system(claim: ResultClaim, names: NameTable, titles: dict[str, str] | None = None) -> str:
     """The system a claim reports on (see the module's docstring), canonical when known."""
     systems = _paper_systems(claim.title, claim.abstract)
     quote = claim.quote.casefold()
     said = [name for name in systems if name.casefold() in quote]
     chosen = (said or list(systems))[:1]
     if not chosen:
-        return known_in_title(claim.title, names) or short_title(claim.title)
+        titles = {} if titles is None else titles
+        if claim.title not in titles:
+            titles[claim.title] = known_in_title(claim.title, names) or short_title(claim.title)
+        return titles[claim.title]
     return names.canonical(chosen[0]) or chosen[0]
 
 
@@ -247,35 +250,85 @@ def _setting_key(result: Result) -> tuple[Any, ...] | None:
     return (result.system, result.family, result.baseline_key, unit, result.models, result.hardware)
 
 
-def _disagreement(a: Result, b: Result) -> str | None:
-    if a.claim.paper_id == b.claim.paper_id or a.value is None or b.value is None:
-        return None
-    directions = (a.claim.direction, b.claim.direction)
-    bounds_a, bounds_b = (a.value.low, a.value.high), (b.value.low, b.value.high)
-    return why_apart(directions, bounds_a, bounds_b, RESULT_FACTOR)
-
-
 def _disagreeing(other: Result, why: str) -> Disagreeing:
     claim = other.claim
     return Disagreeing(claim.paper_id, claim.title, claim.id, claim.value_text, why)
 
 
-def with_disagreements(results: Sequence[Result]) -> list[Result]:
-    """The results, each with the results of other papers it disagrees with."""
+def with_disagreements(results: Sequence[Result], shown: set[int] | None = None) -> list[Result]:
+    """The results, each with at most MAX_DISAGREEING results of other papers it disagrees
+    with (of those `shown`, by claim id, when given: the others are not looked at)."""
     by_setting: dict[tuple[Any, ...], list[Result]] = {}
     for result in results:
         if (key := _setting_key(result)) is not None:
             by_setting.setdefault(key, []).append(result)
-    found: dict[int, list[Disagreeing]] = {}
+    found: dict[int, tuple[Disagreeing, ...]] = {}
     for group in by_setting.values():
-        for a, b in combinations(group, 2):
-            if why := _disagreement(a, b):
-                found.setdefault(a.claim.id, []).append(_disagreeing(b, why))
-                found.setdefault(b.claim.id, []).append(_disagreeing(a, why))
-    return [
-        replace(r, disagrees=tuple(found[r.claim.id])) if r.claim.id in found else r
-        for r in results
-    ]
+        if len(group) < 2:
+            continue
+        ordered = _Ordered(group)
+        for result in group:
+            others = (
+                ordered.disagreeing(result) if shown is None or result.claim.id in shown else ()
+            )
+            if others:
+                found[result.claim.id] = others
+    return [replace(r, disagrees=found[r.claim.id]) if r.claim.id in found else r for r in results]
+
+
+class _Ordered:
+    """One setting's results sorted by their bounds, so the ones a result disagrees with are
+    read from the ends instead of pairing every two (a KB of many papers holds large groups)."""
+
+    def __init__(self, group: list[Result]) -> None:
+        self.by_low = sorted(
+            (r for r in group if _low(r) is not None), key=lambda r: -(_low(r) or 0.0)
+        )
+        self.by_high = sorted(
+            (r for r in group if _high(r) is not None), key=lambda r: _high(r) or 0.0
+        )
+        self.directed = [r for r in group if r.claim.direction]
+
+    def disagreeing(self, result: Result) -> tuple[Disagreeing, ...]:
+        picked: dict[int, Disagreeing] = {}
+        for other, why in self._candidates(result):
+            if len(picked) == MAX_DISAGREEING:
+                break
+            if other.claim.paper_id != result.claim.paper_id and other.claim.id not in picked:
+                picked[other.claim.id] = _disagreeing(other, why)
+        return tuple(picked.values())
+
+    def _candidates(self, result: Result) -> Iterator[tuple[Result, str]]:
+        """Opposite directions first, then values RESULT_FACTOR or more above, then below."""
+        direction = result.claim.direction
+        if direction:
+            for other in self.directed:
+                if other.claim.direction != direction:
+                    yield other, f"opposite directions: {direction} vs {other.claim.direction}"
+        high, low = _high(result), _low(result)
+        if high is not None and high > 0:
+            for other in self.by_low:  # largest lower bound first
+                apart = (_low(other) or 0.0) / high
+                if apart < RESULT_FACTOR:
+                    break
+                yield other, f"values {apart:.1f}x apart"
+        if low is not None:
+            for other in self.by_high:  # smallest upper bound first
+                other_high = _high(other) or 0.0
+                if other_high <= 0:
+                    continue
+                apart = low / other_high
+                if apart < RESULT_FACTOR:
+                    break
+                yield other, f"values {apart:.1f}x apart"
+
+
+def _low(result: Result) -> float | None:
+    return result.value.low if result.value else None
+
+
+def _high(result: Result) -> float | None:
+    return result.value.high if result.value else None
 
 
 def _names_match(names: tuple[str, ...], wanted: str | None, table: NameTable) -> bool:
@@ -322,9 +375,15 @@ def results_table(
 ) -> list[Result]:
     """The claims the filters keep (of `papers` when given), grouped by family and baseline
     and sorted by value; disagreements are found among all the claims given."""
-    found = with_disagreements([result_of(claim, table) for claim in claims])
-    shown = (r for r in found if papers is None or r.claim.paper_id in papers)
-    return sorted((r for r in shown if kept(r, filters, table)), key=_order)
+    titles: dict[str, str] = {}
+    every = [result_of(claim, table, titles) for claim in claims]
+    kept_ids = {
+        r.claim.id
+        for r in every
+        if (papers is None or r.claim.paper_id in papers) and kept(r, filters, table)
+    }
+    found = with_disagreements(every, kept_ids)
+    return sorted((r for r in found if r.claim.id in kept_ids), key=_order)
 
 
 def store_names(conn: sqlite3.Connection, settings: Settings) -> NameTable:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from frontier.store.kb import EntityInfo
 
@@ -141,9 +141,16 @@ class NameTable:
 
     aliases: Mapping[str, str]
     families: Mapping[str, str]
+    # a KB names the same few systems thousands of times: each spelling is resolved once
+    _resolved: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     def canonical(self, name: str) -> str | None:
         """The canonical name of one name, or None when it is not known as a whole."""
+        if name not in self._resolved:
+            self._resolved[name] = self._canonical(name)
+        return self._resolved[name]
+
+    def _canonical(self, name: str) -> str | None:
         for candidate in dict.fromkeys((name.strip(), undecorated(name))):
             key = name_key(candidate)
             if key in self.aliases:

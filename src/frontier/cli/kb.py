@@ -58,8 +58,7 @@ def claims(
     """Numbers the papers claim; verified ones only unless --all. Filters ignore case."""
     from frontier.commands import kb
 
-    if json_out and csv_out:
-        raise OptionsError("choose one of --json and --csv")
+    _one_format(json_out, csv_out)
     opts = options(ctx)
     filters = {"metric": metric, "model": model, "hardware": hardware, "paper": paper}
     rows = kb.claims(opts.workspace, filters, include_all)
@@ -109,8 +108,7 @@ def results(
     """Results across papers: claims by metric family and baseline, sorted by value."""
     from frontier.commands import kb
 
-    if json_out and csv_out:
-        raise OptionsError("choose one of --json and --csv")
+    _one_format(json_out, csv_out)
     if graph and csv_out:
         raise OptionsError("--graph prints a list of comparisons or --json, not --csv")
     opts = options(ctx)
@@ -273,3 +271,8 @@ def conflicts_close(
 
     opts = options(ctx)
     output.print_moved(opts.console, "Conflict", kb.conflicts_close(opts.workspace, conflict_id))
+
+
+def _one_format(json_out: bool, csv_out: bool) -> None:
+    if json_out and csv_out:
+        raise OptionsError("choose one of --json and --csv")

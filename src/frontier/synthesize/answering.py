@@ -307,6 +307,15 @@ def holds_unit(units: list[re.Pattern[str]], sentence: str, given: frozenset[str
     )
 
 
+def _holds_asked(
+    kind: str, sentence: str, given: frozenset[str], units: list[re.Pattern[str]]
+) -> bool:
+    """The sentence holds the kind asked for, a quantity in the unit asked when one is."""
+    if kind == "quantity" and units:
+        return holds_unit(units, sentence, given)
+    return holds_kind(kind, sentence, given)
+
+
 def candidates(bundle: Bundle, pages: dict[tuple[str, int], str]) -> list[Candidate]:
     """The sentences and table rows of each source's page (its text when the page is not
     stored), each once, in source order."""
@@ -383,7 +392,7 @@ def without_heading(sentence: str) -> str:
 def _is_row(line: str) -> bool:
     """A table's row: a label and at least three cells, most of them numbers."""
     cells = _cells(line)
-    numbers = sum(bool(_CELL_NUMBER.match(cell.split()[0])) for cell in cells)
+    numbers = sum(map(_is_number_cell, cells))
     return numbers >= 3 and numbers >= 0.4 * len(cells) and not line.rstrip().endswith(".")
 
 
@@ -394,7 +403,7 @@ def _cells(line: str) -> list[str]:
     for token in line.split():
         if _CITATION_CELL.match(token) or token in {"-", "–", "—"}:
             continue
-        if cells and _UNIT_CELL.match(token) and _CELL_NUMBER.match(cells[-1].split()[0]):
+        if cells and _UNIT_CELL.match(token) and _is_number_cell(cells[-1]):
             cells[-1] = f"{cells[-1]} {token}"
             continue
         cells.append(token)
@@ -420,7 +429,8 @@ def _rows(table: list[str], caption: str) -> list[str]:
     heads when the first row names them."""
     if not table:
         return []
-    head = _cells(table[0]) if len(table) > 1 and _is_column_head(_cells(table[0])) else []
+    first = _cells(table[0])
+    head = first if len(table) > 1 and _is_column_head(first) else []
     numbered = _CAPTION.match(caption)
     named = numbered.group().rstrip(".:").strip() if numbered else "Table"
     head_label = " ".join(c for c in head if not _is_number_cell(c))
@@ -548,9 +558,9 @@ class _Features:
     def _lacks_kind(self, text: str) -> bool:
         """The question asks for a hardware, a quantity or a model and the sentence holds none."""
         first = self.asked[0] if self.asked else ""
-        if first == "quantity" and self.units:
-            return not holds_unit(self.units, text, self.question_numbers)
-        return first in SPECIFIC_KINDS and not holds_kind(first, text, self.question_numbers)
+        return first in SPECIFIC_KINDS and not _holds_asked(
+            first, text, self.question_numbers, self.units
+        )
 
     def _nearest(self, text: str) -> float:
         """The most weight of the question's topical words within one short run of words."""
@@ -580,16 +590,12 @@ def _kind_score(
     """1 for the most specific kind asked that the sentence holds, less for a later one; a
     sentence that only names the kind ("GPUs", "a cluster") or a number in another unit than
     the one asked counts less."""
+    units = units or []
     for place, kind in enumerate(asked):
-        if kind == "quantity" and units:
-            if holds_unit(units, sentence, given):
-                return 1.0 / (1 + 0.5 * place)
-            if holds_kind(kind, sentence, given):
-                return GENERIC_KIND / (1 + 0.5 * place)
-            continue
-        if holds_kind(kind, sentence, given):
+        if _holds_asked(kind, sentence, given, units):
             return 1.0 / (1 + 0.5 * place)
-        if kind == "hardware" and _GENERIC_HARDWARE.search(sentence):
+        other_unit = kind == "quantity" and bool(units) and holds_kind(kind, sentence, given)
+        if other_unit or (kind == "hardware" and _GENERIC_HARDWARE.search(sentence)):
             return GENERIC_KIND / (1 + 0.5 * place)
     return 0.0
 

@@ -270,11 +270,13 @@ _NUMBER_WORDS = {
     "eight": 8.0, "nine": 9.0, "ten": 10.0, "eleven": 11.0, "twelve": 12.0, "twice": 2.0,
     "double": 2.0, "half": 0.5, "dozen": 12.0,
 }  # fmt: skip
-# "both" and "pair" count two in a source, not in a sentence
-_SPELLED = {**_NUMBER_WORDS, "one": 1.0}  # "one" counts only in "one and a half"
-_AND_A_HALF = re.compile(r"\b(" + "|".join(_SPELLED) + r") and a half\b", re.IGNORECASE)
-_NUMBER_WORD = re.compile(
-    r"\b(?:" + "|".join([*_NUMBER_WORDS, "both", "pair"]) + r")\b", re.IGNORECASE
+_SPELLED = {**_NUMBER_WORDS, "one": 1.0}
+# a spelled number; "four and a half" read whole ("one" counts only there), "both" and "pair"
+# count two in a source, not in a sentence
+_SPELLED_NUMBER = re.compile(
+    r"\b(?:(?P<half>" + "|".join(_SPELLED) + r") and a half"
+    r"|(?P<word>" + "|".join([*_NUMBER_WORDS, "both", "pair"]) + r"))\b",
+    re.IGNORECASE,
 )
 _ANSWER_WORD = re.compile(r"^\s*(?:no|yes)\b[,;:.]?\s*", re.IGNORECASE)
 _LOWER_IS_BETTER = re.compile(
@@ -478,19 +480,17 @@ def facts_in(text: str, in_names: bool = False) -> list[Fact]:
         found.append(
             Fact(value, unit, near - {""}, in_name=token is not None and token.group()[0].isalpha())
         )
-    halves = list(_AND_A_HALF.finditer(text))
-    for match in [*halves, *_NUMBER_WORD.finditer(text)]:
-        if match.re is _NUMBER_WORD and any(h.start() <= match.start() < h.end() for h in halves):
-            continue  # a word of "four and a half", read whole
+    for match in _SPELLED_NUMBER.finditer(text):
+        word = (match["half"] or match["word"]).lower()
+        if word not in _NUMBER_WORDS and not match["half"] and not in_names:
+            continue  # "both", "pair": two in a source, not in a sentence
         place = next((i for i, t in enumerate(tokens) if t.start() >= match.start()), len(tokens))
         around = tokens[max(0, place - NEAR_NUMBER_WORDS) : place + NEAR_NUMBER_WORDS + 1]
         near = frozenset(_plain_stem(t.group()) for t in around if t.group().isalpha())
-        word = match.group(1 if match.re is _AND_A_HALF else 0).lower()
-        value = _SPELLED.get(word, 2.0) + (0.5 if match.re is _AND_A_HALF else 0.0)
+        value = _SPELLED.get(word, 2.0) + (0.5 if match["half"] else 0.0)
         unit_match = _UNIT_AFTER.match(text, match.end())
         unit = _unit_word(unit_match.group(1)) if unit_match else ""
-        if word in _SPELLED or in_names:
-            found.append(Fact(value, unit, near - {"", _plain_stem(word), "half"}))
+        found.append(Fact(value, unit, near - {"", _plain_stem(word), "half"}))
     return found
 
 

@@ -367,28 +367,57 @@ def _order(result: Result) -> tuple[Any, ...]:
     )
 
 
+@dataclass(frozen=True)
+class KBResults:
+    """Every claim of a KB with its keys, and the names table they were read by: what each
+    table and graph picks from."""
+
+    results: list[Result]
+    table: NameTable
+
+
+def results_of(claims: Iterable[ResultClaim], table: NameTable) -> KBResults:
+    titles: dict[str, str] = {}  # each title's system, read once a paper
+    return KBResults([result_of(claim, table, titles) for claim in claims], table)
+
+
+def picked(
+    every: KBResults, filters: ResultFilters = ResultFilters(), papers: set[str] | None = None
+) -> list[Result]:
+    """The results the filters keep (of `papers` when given), grouped by family and baseline
+    and sorted by value; disagreements are found among all of them."""
+    kept_ids = {
+        r.claim.id
+        for r in every.results
+        if (papers is None or r.claim.paper_id in papers) and kept(r, filters, every.table)
+    }
+    found = with_disagreements(every.results, kept_ids)
+    return sorted((r for r in found if r.claim.id in kept_ids), key=_order)
+
+
 def results_table(
     claims: Iterable[ResultClaim],
     table: NameTable,
     filters: ResultFilters = ResultFilters(),
     papers: set[str] | None = None,
 ) -> list[Result]:
-    """The claims the filters keep (of `papers` when given), grouped by family and baseline
-    and sorted by value; disagreements are found among all the claims given."""
-    titles: dict[str, str] = {}
-    every = [result_of(claim, table, titles) for claim in claims]
-    kept_ids = {
-        r.claim.id
-        for r in every
-        if (papers is None or r.claim.paper_id in papers) and kept(r, filters, table)
-    }
-    found = with_disagreements(every, kept_ids)
-    return sorted((r for r in found if r.claim.id in kept_ids), key=_order)
+    """The table of these claims (see `picked`)."""
+    return picked(results_of(claims, table), filters, papers)
 
 
 def store_names(conn: sqlite3.Connection, settings: Settings) -> NameTable:
     """The names table of a KB: the built-in one, its tracked entities, the user's aliases."""
     return name_table(settings.results.aliases, load_entities(conn, settings))
+
+
+def kb_results(
+    conn: sqlite3.Connection, settings: Settings, include_unverified: bool = False
+) -> KBResults:
+    """Every (verified, unless asked) claim of the KB with its keys."""
+    with snapshot(conn):
+        table = store_names(conn, settings)
+        claims = result_claims(conn, None, include_unverified)
+    return results_of(claims, table)
 
 
 def stored_results(

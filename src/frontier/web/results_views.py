@@ -11,9 +11,10 @@ from markupsafe import Markup
 
 from frontier.render.common import Context, value_with_unit
 from frontier.store.browse import page_counts
+from frontier.store.results import topic_papers
 from frontier.synthesize.measurement import FAMILY_NAMES, family_label, family_name
 from frontier.synthesize.result_graph import ComparisonGraph, Edge, Node, comparison_graph
-from frontier.synthesize.results import Result, ResultFilters, stored_results
+from frontier.synthesize.results import KBResults, Result, ResultFilters, kb_results, picked
 from frontier.web import svg
 from frontier.web.links import Links, quote_link
 from frontier.web.views import NotFound, View
@@ -53,7 +54,17 @@ def _results(
     wanted, topic, notice = _checked(ctx, filters)
     if notice:
         return [], notice
-    return stored_results(conn, ctx.settings, wanted, topic), ""
+    papers = None if topic is None else topic_papers(conn, topic)
+    return picked(_every(ctx, conn), wanted, papers), ""
+
+
+def _every(ctx: Context, conn: sqlite3.Connection) -> KBResults:
+    """The KB's results with their keys, read once per loaded KB (a change of the store loads
+    a new one), as the plots are drawn."""
+    memo: dict[str, KBResults] = ctx.__dict__.setdefault("_web_results", {})
+    if "all" not in memo:
+        memo["all"] = kb_results(conn, ctx.settings)
+    return memo["all"]
 
 
 def _choices(everything: Sequence[Result]) -> dict[str, list[str]]:
@@ -76,7 +87,7 @@ def results_view(
     """Verified results grouped by family and baseline, each group with its plot over time;
     the first `limit` rows."""
     found, notice = _results(conn, ctx, filters)
-    everything = stored_results(conn, ctx.settings) if filters else found
+    everything = _every(ctx, conn).results
     counts = page_counts(conn)
     shown = found[:limit]
     ids = {r.claim.id for r in shown}

@@ -183,3 +183,9 @@ def test_a_citation_or_an_abbreviation_does_not_end_a_sentence() -> None:
 def test_four_and_a_half_hours_is_the_number_four_and_a_half_in_hours() -> None:
     facts = facts_in("It needs roughly four and a half hours on one A100.")
     assert [(f.value, f.unit) for f in facts] == [(4.5, "time")]
+
+
+def test_a_figures_axis_labels_read_into_the_text_are_no_answer() -> None:
+    axis = "Batch Size 0 1000 2000 Execution Time (ms) ft(32) orca(32) ft(128) (b) 101B model."
+    assert not is_answer_like(axis)
+    assert is_answer_like("It runs each iteration with a max batch size of 2 on 8 A100 GPUs.")

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from frontier.curate.claims import reads_as_prose
 from frontier.curate.support import content_stems, names_in, sentences_of
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import strip_citations
@@ -468,7 +469,7 @@ def is_answer_like(sentence: str) -> bool:
     if is_read_row(body):
         return True
     opens = body[0].isupper() or body[0].isdigit() or body[0] in "(\"'“"
-    return opens and not says_nothing(body)
+    return opens and reads_as_prose(body) and not says_nothing(body)
 
 
 def rank(

@@ -19,10 +19,10 @@ from frontier.cli import app as APP
 from frontier.sources.records import SourceRecord
 from frontier.store.claims import Claim
 from frontier.store.curation import save_claims, save_triage
-from frontier.store.db import connect
+from frontier.store.db import connect, transaction
 from frontier.store.kb import EntityInfo
 from frontier.store.papers import save_paper
-from frontier.store.results import ResultClaim
+from frontier.store.results import ResultClaim, result_claims, topic_papers
 from frontier.store.runs import finish_run, start_run
 from frontier.synthesize.conflicts import factor_apart
 from frontier.synthesize.measurement import family_name
@@ -31,10 +31,15 @@ from frontier.synthesize.results import (
     MAX_DISAGREEING,
     RESULT_COLUMNS,
     ParsedValue,
+    ResultFilters,
+    current_keys,
+    keyed_results,
     known_in_title,
     metric_family,
     parse_value,
+    refresh_result_keys,
     results_table,
+    stored_results,
     unit_name,
 )
 from frontier.workspace import open_workspace
@@ -392,6 +397,67 @@ def test_export_writes_the_results_table_as_csv_and_jsonl(results_kb: Path) -> N
     parsed = list(csv.DictReader(io.StringIO(table.out)))
     assert parsed == [{k: _cell(v) for k, v in row.items()} for row in everything]
     assert {r["verified"] for r in parsed} == {"0", "1"}
+
+
+KEYED_FILTERS = [
+    ResultFilters(),
+    ResultFilters(baseline="vllm"),
+    ResultFilters(baseline="VLLM", hardware="a100"),
+    ResultFilters(family="throughput", hardware="NVIDIA H100"),
+    ResultFilters(model="meta-llama/Llama-2-7b-hf"),
+    ResultFilters(baseline="FasterTransformer"),
+    ResultFilters(family="ttft", hardware="A100"),
+]
+
+
+def test_stored_keys_give_the_table_each_claims_keys_give(results_kb: Path, tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    shutil.copytree(results_kb, root)
+    ws = open_workspace(root)
+    with contextlib.closing(connect(ws.db_path)) as conn:
+        claims = result_claims(conn, include_unverified=True)
+        with transaction(conn):  # as a KB stored before the keys were
+            conn.execute("DELETE FROM result_keys")
+        assert current_keys(conn, ws.settings) is None
+        assert refresh_result_keys(conn, ws.settings) == len(claims)
+        assert refresh_result_keys(conn, ws.settings) == 0  # idempotent
+        keys = current_keys(conn, ws.settings)
+        assert keys is not None
+        for filters in KEYED_FILTERS:
+            for topic in (None, "models"):
+                papers = None if topic is None else topic_papers(conn, topic)
+                expected = results_table(claims, keys.table, filters, papers)
+                expected = [r for r in expected if r.claim.verified]
+                assert keyed_results(conn, keys, filters, topic) == expected, (filters, topic)
+        everything = results_table(claims, keys.table, ResultFilters())
+        assert stored_results(conn, ws.settings, include_unverified=True) == everything
+
+
+def test_stored_keys_are_read_again_when_a_paper_or_the_names_change(
+    results_kb: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "kb"
+    shutil.copytree(results_kb, root)
+    ws = open_workspace(root)
+    with contextlib.closing(connect(ws.db_path)) as conn:
+        refresh_result_keys(conn, ws.settings)
+        total = len(result_claims(conn, include_unverified=True))
+        with transaction(conn):
+            conn.execute("UPDATE papers SET title = 'Renamed' WHERE id = '2401.00013'")
+        assert current_keys(conn, ws.settings) is None
+        assert refresh_result_keys(conn, ws.settings) == len(STORED_CLAIMS["2401.00013"])
+    config = root / "frontier.toml"
+    config.write_text(
+        config.read_text().replace(
+            "aliases = {}", 'aliases = { "vLLM" = ["vLLM with prefix caching"] }'
+        )
+    )
+    ws = open_workspace(root)
+    with contextlib.closing(connect(ws.db_path)) as conn:
+        assert current_keys(conn, ws.settings) is None
+        assert refresh_result_keys(conn, ws.settings) == total
+        vllm = keyed_results(conn, current_keys(conn, ws.settings), ResultFilters(baseline="vLLM"))
+    assert "vLLM with prefix caching" in {r.claim.baseline for r in vllm}
 
 
 @pytest.mark.parametrize(

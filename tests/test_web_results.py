@@ -21,9 +21,10 @@ from web_kb import VLLM, built_kb, copy_kb
 
 from frontier.sources.records import SourceRecord
 from frontier.store.curation import save_claims, save_triage
-from frontier.store.db import connect
+from frontier.store.db import connect, transaction
 from frontier.store.papers import save_paper
 from frontier.store.runs import finish_run, start_run
+from frontier.synthesize.results import current_keys, refresh_result_keys
 from frontier.web.app import create_app
 from frontier.workspace import open_workspace
 
@@ -106,9 +107,22 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def client(kb: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(open_workspace(kb)), base_url="http://127.0.0.1") as c:
+@pytest.fixture(scope="module", params=["keys read per request", "keys stored"])
+def client(
+    request: pytest.FixtureRequest, kb: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[TestClient]:
+    """The same pages whether each claim's keys are read when the KB is loaded or stored (as
+    `frontier serve`, `curate` and `results` store them): a filtered table then reads only the
+    claims it shows."""
+    root = copy_kb(kb, tmp_path_factory.mktemp("results-keys") / "kb")
+    ws = open_workspace(root)
+    with contextlib.closing(connect(ws.db_path)) as conn:
+        with transaction(conn):  # `frontier results` in another test may have stored them
+            conn.execute("DELETE FROM result_keys")
+        if request.param == "keys stored":
+            assert refresh_result_keys(conn, ws.settings) > 0
+        assert (current_keys(conn, ws.settings) is not None) == (request.param == "keys stored")
+    with TestClient(create_app(ws), base_url="http://127.0.0.1") as c:
         yield c
 
 

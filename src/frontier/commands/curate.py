@@ -17,6 +17,7 @@ from frontier.curate.run import curate as run_curation
 from frontier.llm.client import LLM
 from frontier.store.runs import recorded_run
 from frontier.synthesize.conflicts import detect_conflicts
+from frontier.synthesize.results import refresh_result_keys
 from frontier.workspace import Workspace, open_workspace
 
 
@@ -26,6 +27,7 @@ def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -
         ctx = run_interruptible(run_curation(ws.settings, conn, run.id, progress, use_cache))
         found = run_interruptible(flag_conflicts(ws, conn, run.id, use_cache))
         ctx.counts["conflicts flagged"] = found["new"]
+        refresh_result_keys(conn, ws.settings)
         failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
         run.status = "ok" if not failures else "with problems"
         run.summary = {"counts": ctx.counts, "failures": failures, "notes": ctx.notes}

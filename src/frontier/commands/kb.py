@@ -26,7 +26,13 @@ from frontier.store.listing import (
 from frontier.store.status import GAP_STATUSES, Moved, StatusError
 from frontier.synthesize.measurement import FAMILY_NAMES, family_name
 from frontier.synthesize.result_graph import comparison_graph, graph_record
-from frontier.synthesize.results import Result, ResultFilters, result_record, stored_results
+from frontier.synthesize.results import (
+    Result,
+    ResultFilters,
+    refresh_result_keys,
+    result_record,
+    stored_results,
+)
 from frontier.workspace import Workspace, open_workspace
 
 
@@ -108,6 +114,7 @@ def _results(
     with _store(workspace) as (ws, conn):
         if topic is not None:
             _check_topic(ws.settings, topic)
+        refresh_result_keys(conn, ws.settings)
         return stored_results(conn, ws.settings, wanted, topic, include_unverified)
 
 

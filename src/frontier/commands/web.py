@@ -10,6 +10,7 @@ from typing import Any
 
 from frontier.errors import KBError
 from frontier.render.export import EXPORTS, export_text
+from frontier.synthesize.results import refresh_result_keys
 from frontier.workspace import Workspace, open_workspace
 
 
@@ -23,9 +24,11 @@ def is_loopback(host: str) -> bool:
 
 
 def _ready(workspace: Path | None) -> Workspace:
-    """The workspace with its database created and migrated, so pages can read it read-only."""
+    """The workspace with its database created and migrated, and its results' keys stored,
+    so pages can read it read-only."""
     ws = open_workspace(workspace)
-    ws.connect().close()
+    with contextlib.closing(ws.connect()) as conn:
+        refresh_result_keys(conn, ws.settings)
     return ws
 
 

@@ -11,6 +11,8 @@ RESULT_FACTOR or more apart, compared as `conflicts` compares claims."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 import sqlite3
@@ -22,7 +24,16 @@ from typing import Any
 from frontier.config import Settings
 from frontier.curate.claims import system_names
 from frontier.store.kb import load_entities, snapshot
-from frontier.store.results import ResultClaim, result_claims, topic_papers
+from frontier.store.results import (
+    ResultClaim,
+    ResultKeys,
+    claims_without_keys,
+    keyed_claims,
+    keys_current,
+    result_claims,
+    save_result_keys,
+    topic_papers,
+)
 from frontier.synthesize.measurement import FAMILY_NAMES, named_family
 from frontier.synthesize.names import NameTable, name_table
 
@@ -428,12 +439,118 @@ def stored_results(
     include_unverified: bool = False,
 ) -> list[Result]:
     """The results table of the KB's claims; a result of the topic's papers is marked where it
-    disagrees with any paper's."""
+    disagrees with any paper's. Read through the stored keys when they are current, else
+    each claim's keys are read here."""
+    with snapshot(conn):
+        keys = current_keys(conn, settings)
+    if keys is not None:
+        return keyed_results(conn, keys, filters, topic, include_unverified)
     with snapshot(conn):
         table = store_names(conn, settings)
         claims = result_claims(conn, None, include_unverified)
         of_topic = None if topic is None else topic_papers(conn, topic)
     return results_table(claims, table, filters, of_topic)
+
+
+# the reading of a claim's keys: a change to it (or to the names table) reads them all again
+RESULT_KEYS_VERSION = "result-keys-1"
+KEYS_BATCH = 5000  # claims whose keys are read and stored in one transaction
+
+
+def keys_version(table: NameTable) -> str:
+    """What stored keys were read by: this code's version and the names table."""
+    names = json.dumps([sorted(table.aliases.items()), sorted(table.families.items())])
+    return f"{RESULT_KEYS_VERSION}:{hashlib.sha256(names.encode()).hexdigest()[:16]}"
+
+
+def result_keys(result: Result, version: str) -> ResultKeys:
+    value = result.value
+    return ResultKeys(
+        claim_id=result.claim.id,
+        family=result.family,
+        low=value.low if value else None,
+        high=value.high if value else None,
+        unit=value.unit if value else None,
+        form=value.form if value else None,
+        start=value.start if value else None,
+        finish=value.end if value else None,
+        baselines=result.baselines,
+        models=result.models,
+        hardware=result.hardware,
+        system=result.system,
+        version=version,
+    )
+
+
+def keyed_result(claim: ResultClaim, keys: ResultKeys) -> Result:
+    """A result from its claim and its stored keys."""
+    value = None
+    if keys.form is not None:
+        value = ParsedValue(keys.low, keys.high, keys.unit, keys.form, keys.start, keys.finish)
+    return Result(
+        claim=claim,
+        family=keys.family,
+        value=value,
+        baselines=keys.baselines,
+        models=keys.models,
+        hardware=keys.hardware,
+        system=keys.system,
+    )
+
+
+def refresh_result_keys(conn: sqlite3.Connection, settings: Settings) -> int:
+    """Read and store the keys of every claim that has none of the current version (a new
+    claim, a changed one, or all of them after the names table changed); how many."""
+    table = store_names(conn, settings)
+    version = keys_version(table)
+    titles: dict[str, str] = {}
+    done = 0
+    while batch := claims_without_keys(conn, version, KEYS_BATCH):
+        save_result_keys(conn, [result_keys(result_of(c, table, titles), version) for c in batch])
+        done += len(batch)
+    return done
+
+
+@dataclass(frozen=True)
+class StoredKeys:
+    """The names table of a KB whose every claim has stored keys, and their version."""
+
+    table: NameTable
+    version: str
+
+
+def current_keys(conn: sqlite3.Connection, settings: Settings) -> StoredKeys | None:
+    """The KB's stored keys, or None when some claim has none of the current version."""
+    table = store_names(conn, settings)
+    version = keys_version(table)
+    return StoredKeys(table, version) if keys_current(conn, version) else None
+
+
+def keyed_results(
+    conn: sqlite3.Connection,
+    keys: StoredKeys,
+    filters: ResultFilters = ResultFilters(),
+    topic: str | None = None,
+    include_unverified: bool = False,
+) -> list[Result]:
+    """The results table read through the stored keys, only the claims the filters keep: a
+    result disagrees only with results of its own setting, which the same filters keep."""
+    wanted = {
+        role: keys.table.canonical(name) or name
+        for role, name in (
+            ("baseline", filters.baseline),
+            ("model", filters.model),
+            ("hardware", filters.hardware),
+        )
+        if name is not None
+    }
+    with snapshot(conn):
+        rows = keyed_claims(conn, keys.version, filters.family, wanted, include_unverified)
+        of_topic = None if topic is None else topic_papers(conn, topic)
+    results = [keyed_result(claim, stored) for claim, stored in rows]
+    shown = {r.claim.id for r in results if of_topic is None or r.claim.paper_id in of_topic}
+    found = with_disagreements(results, shown)
+    return sorted((r for r in found if r.claim.id in shown), key=_order)
 
 
 RESULT_COLUMNS = (

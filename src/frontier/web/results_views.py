@@ -11,15 +11,25 @@ from markupsafe import Markup
 
 from frontier.render.common import Context, value_with_unit
 from frontier.store.browse import page_counts
-from frontier.store.results import topic_papers
+from frontier.store.results import canonical_names, topic_papers, verified_claim_count
 from frontier.synthesize.measurement import FAMILY_NAMES, family_label, family_name
 from frontier.synthesize.result_graph import ComparisonGraph, Edge, Node, comparison_graph
-from frontier.synthesize.results import KBResults, Result, ResultFilters, kb_results, picked
+from frontier.synthesize.results import (
+    KBResults,
+    Result,
+    ResultFilters,
+    StoredKeys,
+    current_keys,
+    kb_results,
+    keyed_results,
+    picked,
+)
 from frontier.web import svg
 from frontier.web.links import Links, quote_link
 from frontier.web.views import NotFound, View
 
 RESULT_FILTERS = ("metric", "baseline", "model", "hardware", "topic")
+TABLES_KEPT = 32  # filtered tables kept per loaded KB: readers page through a few at a time
 MAX_GRAPH_NODES = 40  # the most measured; a bigger circle is unreadable
 
 
@@ -54,17 +64,61 @@ def _results(
     wanted, topic, notice = _checked(ctx, filters)
     if notice:
         return [], notice
+    keys = _stored_keys(ctx, conn)
+    if keys is not None and wanted != ResultFilters():
+        tables: dict[tuple[ResultFilters, str | None], list[Result]]
+        tables = _memo(ctx).setdefault("tables", {})
+        if (wanted, topic) not in tables:
+            if len(tables) >= TABLES_KEPT:
+                tables.pop(next(iter(tables)))
+            tables[wanted, topic] = keyed_results(conn, keys, wanted, topic)
+        return tables[wanted, topic], ""
     papers = None if topic is None else topic_papers(conn, topic)
     return picked(_every(ctx, conn), wanted, papers), ""
+
+
+def _memo(ctx: Context) -> dict[str, Any]:
+    """What the results pages read once per loaded KB (a change of the store loads a new one)."""
+    memo: dict[str, Any] = ctx.__dict__.setdefault("_web_results", {})
+    return memo
+
+
+def _stored_keys(ctx: Context, conn: sqlite3.Connection) -> StoredKeys | None:
+    """The KB's stored keys when every claim has current ones (then a filtered table reads only
+    the claims it shows), else None."""
+    memo = _memo(ctx)
+    if "keys" not in memo:
+        memo["keys"] = current_keys(conn, ctx.settings)
+    keys: StoredKeys | None = memo["keys"]
+    return keys
+
+
+def _summary(ctx: Context, conn: sqlite3.Connection) -> tuple[int, dict[str, list[str]]]:
+    """How many verified results the KB holds, and the names the form offers."""
+    memo = _memo(ctx)
+    if "summary" not in memo:
+        if _stored_keys(ctx, conn) is not None:
+            names = {
+                role: sorted(canonical_names(conn, role), key=str.casefold)
+                for role in ("baseline", "model", "hardware")
+            }
+            choices = {"metric": list(FAMILY_NAMES), **names}
+            memo["summary"] = (verified_claim_count(conn), choices)
+        else:
+            everything = _every(ctx, conn).results
+            memo["summary"] = (len(everything), _choices(everything))
+    summary: tuple[int, dict[str, list[str]]] = memo["summary"]
+    return summary
 
 
 def _every(ctx: Context, conn: sqlite3.Connection) -> KBResults:
     """The KB's results with their keys, read once per loaded KB (a change of the store loads
     a new one), as the plots are drawn."""
-    memo: dict[str, KBResults] = ctx.__dict__.setdefault("_web_results", {})
+    memo = _memo(ctx)
     if "all" not in memo:
         memo["all"] = kb_results(conn, ctx.settings)
-    return memo["all"]
+    every: KBResults = memo["all"]
+    return every
 
 
 def _choices(everything: Sequence[Result]) -> dict[str, list[str]]:
@@ -87,7 +141,7 @@ def results_view(
     """Verified results grouped by family and baseline, each group with its plot over time;
     the first `limit` rows."""
     found, notice = _results(conn, ctx, filters)
-    everything = _every(ctx, conn).results
+    total, choices = _summary(ctx, conn)
     counts = page_counts(conn)
     shown = found[:limit]
     ids = {r.claim.id for r in shown}
@@ -96,11 +150,11 @@ def results_view(
         "groups": groups,
         "matching": len(found),
         "shown": len(shown),
-        "total": len(everything),
+        "total": total,
         "disagreeing": sum(1 for r in found if r.disagrees),
         "filters": filters,
         "notice": notice,
-        "choices": _choices(everything),
+        "choices": choices,
         "topics": ctx.settings.topics,
         "page_counts": counts,
     }

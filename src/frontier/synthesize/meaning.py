@@ -674,21 +674,41 @@ def _negated_at(words: list[str], index: int) -> bool:
 
 
 def _flipped(body: str, window: str) -> bool:
-    """A change word of the sentence whose opposite the window uses instead, with the opposite
-    sense once what it changes is read (lower latency is a gain, lower throughput a loss)."""
+    """A change word of the sentence whose opposite the window uses instead of it on the same
+    thing (the words around both share one), with the opposite sense once what it changes is
+    read (lower latency is a gain, lower throughput a loss)."""
     words = [w.lower() for w in _WORD.findall(body)]
     source = [w.lower() for w in _WORD.findall(window)]
-    bases = [_change_base(w) for w in source]
+    bases = [_kin(_change_base(w)) for w in source]
     present = set(bases)
     for index, word in enumerate(words):
-        base = _change_base(word)
-        opposites = _OPPOSITE.get(base, set())
+        base = _kin(_change_base(word))
+        opposites = {_kin(o) for o in _OPPOSITE.get(base, set())}
         if not base or base in present or not opposites & present:
             continue
-        place = next(i for i, b in enumerate(bases) if b in opposites)
-        if _sense(words, index) != _sense(source, place):
+        around = _changed(words, index)
+        places = [i for i, b in enumerate(bases) if b in opposites and around & _changed(source, i)]
+        if any(_sense(words, index) != _sense(source, place) for place in places):
             return True
     return False
+
+
+# a change word and its comparative are one word for whether a window uses it
+_KIN = {"small": "smaller", "large": "larger", "high": "higher", "low": "lower", "best": "better"}
+
+
+def _kin(base: str) -> str:
+    return _KIN.get(base, base)
+
+
+def _changed(words: list[str], index: int) -> set[str]:
+    """What the change word at `index` is said of: the content words near it."""
+    near = words[max(0, index - METRIC_REACH) : index] + words[index + 1 : index + 1 + METRIC_REACH]
+    return {
+        _plain_stem(w)
+        for w in near
+        if w not in _PLAIN_WORDS and w not in _SCOPE_SKIP and not _change_base(w)
+    } - {""}
 
 
 def _sense(words: list[str], index: int) -> int:

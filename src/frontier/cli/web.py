@@ -1,4 +1,4 @@
-"""Declarations of serve, site and export: the KB in a browser and in files."""
+"""Declarations of serve, mcp, site and export: the KB in a browser, to agents and in files."""
 
 from __future__ import annotations
 
@@ -62,6 +62,39 @@ def serve(
     )
     opts.console.file.flush()
     web.serve(server)
+
+
+@app.command("mcp")
+def mcp(
+    ctx: typer.Context,
+    http: Annotated[
+        int | None,
+        typer.Option(
+            "--http",
+            metavar="PORT",
+            min=1,
+            max=65535,
+            help="Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio.",
+        ),
+    ] = None,
+    allow_edits: Annotated[
+        bool,
+        typer.Option(
+            "--allow-edits", help="Add the tools that change the KB: add, accept_gap, reject_gap."
+        ),
+    ] = False,
+) -> None:
+    """Serve the KB to agents over the Model Context Protocol (stdio, or --http): search, show,
+    claims, relations, gaps, digest and ask, topic and paper pages."""
+    from frontier.commands import web
+
+    opts = options(ctx)
+    agent = web.mcp_server(opts.workspace, http, allow_edits)
+    mode = "edits allowed" if allow_edits else "read-only"
+    where = "stdio" if http is None else f"http://127.0.0.1:{http}/mcp"
+    # stdout is the protocol's channel on stdio: what a person should read goes to stderr
+    output.note(f"MCP server for {agent.ws.root} on {where} ({mode})")
+    web.serve_mcp(agent)
 
 
 @app.command("site")

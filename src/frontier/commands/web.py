@@ -1,4 +1,5 @@
-"""`frontier serve`, `frontier site` and `frontier export`: the KB in a browser and in files."""
+"""`frontier serve`, `frontier mcp`, `frontier site` and `frontier export`: the KB in a browser,
+to agents and in files."""
 
 from __future__ import annotations
 
@@ -60,6 +61,31 @@ def serve(server: Server) -> None:
     import uvicorn
 
     uvicorn.run(server.app, host=server.host, port=server.port, log_level="warning")
+
+
+@dataclass
+class AgentServer:
+    """An MCP server ready to serve one workspace: over stdio, or HTTP on `port`."""
+
+    ws: Workspace
+    server: Any
+    port: int | None
+    allow_edits: bool
+
+
+def mcp_server(workspace: Path | None, http_port: int | None, allow_edits: bool) -> AgentServer:
+    """The MCP server of the workspace, its tools read-only unless `allow_edits`."""
+    from frontier.mcp_server.server import build_server
+
+    ws = _ready(workspace)
+    return AgentServer(ws, build_server(ws, allow_edits), http_port, allow_edits)
+
+
+def serve_mcp(agent: AgentServer) -> None:
+    """Serve until the client closes stdio, or until Ctrl-C over HTTP."""
+    from frontier.mcp_server.server import run
+
+    run(agent.server, agent.port)
 
 
 def site(workspace: Path | None, out: Path) -> dict[str, int]:

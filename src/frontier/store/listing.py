@@ -56,7 +56,8 @@ def claims_data(
     filters: dict[str, str | None],
     include_unverified: bool = False,
 ) -> list[dict[str, Any]]:
-    """Claims matching every filter (metric, model, hardware, paper: substrings, any case)."""
+    """Claims matching every filter (metric, baseline, model, hardware, paper: substrings, any
+    case)."""
     with snapshot(conn):
         order = {p.id: n for n, p in enumerate(load_papers(conn))}
         titles = dict(conn.execute("SELECT id, title FROM papers").fetchall())
@@ -66,6 +67,7 @@ def claims_data(
         for c in claims
         if (c.verified or include_unverified)
         and _contains(c.metric, filters.get("metric"))
+        and _contains(c.baseline, filters.get("baseline"))
         and _contains(c.model_name, filters.get("model"))
         and _contains(c.hardware, filters.get("hardware"))
         and _contains(c.paper_id, filters.get("paper"))

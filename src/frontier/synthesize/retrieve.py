@@ -269,11 +269,16 @@ PAPER_SEARCH_FUSION = Fusion(paper=1.5, window=0)
 
 
 def search_papers(
-    conn: sqlite3.Connection, question: str, limit: int = 10, embedder: Embedder | None = None
+    conn: sqlite3.Connection,
+    question: str,
+    limit: int = 10,
+    embedder: Embedder | None = None,
+    papers: set[str] | None = None,
 ) -> list[Hit]:
-    """Papers ranked by their best page under hybrid retrieval (the `frontier search` view)."""
+    """Papers ranked by their best page under hybrid retrieval (the `frontier search` view);
+    with `papers`, among those alone."""
     retriever = Retriever(conn, embedder, PAPER_SEARCH_FUSION)
-    passages = retriever.retrieve(question, max(limit * 5, 30), "hybrid")
+    passages = retriever.retrieve(question, max(limit * 5, 30), "hybrid", papers)
     best: dict[str, Passage] = {}
     for passage in passages:
         best.setdefault(passage.paper_id, passage)

@@ -168,6 +168,18 @@ def bib_entry(draw: st.DrawFn) -> str:
 
 BIB_FILES = st.lists(bib_entry(), max_size=4).map(lambda entries: "\n".join(entries))
 
+# `file` fields as reference managers write them, and what their separators and escapes become
+# in careless hands
+FILE_FIELDS = st.one_of(
+    st.lists(
+        st.sampled_from(
+            ["a.pdf", "Full Text PDF:files/1/a b.pdf:application/pdf", "C\\:\\\\x.pdf", ":", ";"]
+        ),
+        max_size=4,
+    ).map(";".join),
+    tainted(st.text(alphabet=st.sampled_from(list("ab./:;\\ ")), max_size=30)),
+)
+
 
 @st.composite
 def abstracts_file(draw: st.DrawFn) -> bytes:

@@ -9,6 +9,7 @@ import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import corpus
@@ -17,6 +18,8 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from strategies import (
     BIB_FILES,
+    DATES,
+    FILE_FIELDS,
     JSONL_FILES,
     abstracts_file,
     examples,
@@ -25,13 +28,15 @@ from strategies import (
     stored_text_is_clean,
     tainted,
 )
+from zotero_library import new_library
 
 from frontier.config import ArxivSettings, ConfigError, load_settings
 from frontier.sources.abstracts import read_abstracts
 from frontier.sources.arxiv_api import read_feed
 from frontier.sources.local import read_bibtex, read_jsonl
-from frontier.sources.records import RecordError, SourceRecord
+from frontier.sources.records import RecordError, SourceRecord, bad_character
 from frontier.sources.web import ArticleError, html_article_file, text_article_file
+from frontier.sources.zotero import read_zotero_folder
 from frontier.workspace import default_config_text
 
 # a rejection: `file:line-or-entry: field: reason` (the field may be indexed: authors[2])
@@ -80,6 +85,59 @@ def test_jsonl_lines_keep_their_numbers(lines: list[bytes]) -> None:
 @given(BIB_FILES)
 def test_bibtex_reader(text: str) -> None:
     check_items(read_bibtex(write(text, "refs.bib")), "refs.bib:")
+
+
+@hsettings(max_examples=examples(100))
+@given(FILE_FIELDS, st.booleans())
+def test_bibtex_file_fields(file_field: str, on_disk: bool) -> None:
+    bib = write(
+        f"@misc{{k,\n  title = {{Paged attention}},\n  file = {{{file_field}}},\n}}\n", "refs.bib"
+    )
+    if on_disk:
+        (bib.parent / "a.pdf").write_bytes(b"%PDF-1.4")
+    for record in check_items(read_bibtex(bib), "refs.bib:"):
+        assert all(w and "\n" not in w and bad_character(w) is None for w in record.warnings)
+        assert record.pdf_file is None or Path(record.pdf_file).is_file()
+
+
+ZOTERO_VALUES = st.one_of(
+    tainted(phrase()),
+    DATES.map(str),
+    st.sampled_from(["2023-00-00 2023", "0000-00-00 n.d.", "2023-13-45 odd", "10.48550/arXiv.x"]),
+    st.integers(-5, 3000),
+    st.floats(allow_nan=False),  # SQLite keeps no NaN
+    st.binary(max_size=12),
+    st.text(min_size=700, max_size=900),
+)
+ZOTERO_FIELDS = ["title", "abstractNote", "date", "url", "extra", "DOI", "archiveID"]
+
+
+@st.composite
+def zotero_item(draw: st.DrawFn) -> dict[str, Any]:
+    return {
+        "fields": draw(st.dictionaries(st.sampled_from(ZOTERO_FIELDS), ZOTERO_VALUES, max_size=5)),
+        "authors": draw(
+            st.lists(st.tuples(tainted(phrase(1, 2)), tainted(phrase(1, 2))), max_size=3)
+        ),
+        "tags": draw(st.lists(tainted(phrase(1, 20)), max_size=3, unique=True)),
+        "file": draw(st.sampled_from([None, "gone.pdf", "page.html"])),
+    }
+
+
+@hsettings(max_examples=examples(60))
+@given(st.lists(zotero_item(), max_size=4))
+def test_zotero_reader(items: list[dict[str, Any]]) -> None:
+    library = new_library(Path(tempfile.mkdtemp(prefix="zotero-")) / "Zotero")
+    for number, item in enumerate(items):
+        item_id = library.item(f"ITEM{number:04d}", authors=item["authors"], tags=item["tags"])
+        for name, value in item["fields"].items():
+            library.set_field(item_id, name, value)
+        if item["file"]:
+            library.attach(item_id, f"FILE{number:04d}", None, item["file"])
+    library.conn.close()
+    records = check_items(read_zotero_folder(library.folder), "zotero:ITEM")
+    assert len(list(read_zotero_folder(library.folder))) == len(items)
+    assert all(r.followed and r.source_ref.startswith("zotero:ITEM") for r in records)
 
 
 @hsettings(max_examples=examples(100))

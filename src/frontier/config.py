@@ -165,6 +165,11 @@ class IngestSettings(_Section):
     watch: list[str] = Field(
         default_factory=list, description="Local folders and files `update` ingests"
     )
+    zotero_collections: list[str] = Field(
+        default_factory=list,
+        description="Zotero collections read from a Zotero data folder (a name or a path such "
+        "as Serving/KV cache; sub-collections included); empty = the whole library",
+    )
     embed: Literal["auto", "ingest", "curate"] = Field(
         default="auto",
         description="Where chunks and papers are embedded: on the ingest workers, or by curate "

@@ -87,7 +87,10 @@ def add(
 def ingest(
     ctx: typer.Context,
     paths: Annotated[
-        list[Path], typer.Argument(help="PDF folders or files, .jsonl, .bib, or .txt of abstracts.")
+        list[Path],
+        typer.Argument(
+            help="PDF folders or files, .jsonl, .bib, .txt of abstracts, or a Zotero data folder."
+        ),
     ],
     password: PasswordOpt = None,
     fetch: Annotated[

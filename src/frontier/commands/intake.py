@@ -11,7 +11,7 @@ from rich.console import Console
 
 from frontier.curate.earned import trust_report
 from frontier.intake.engines import check_engine
-from frontier.intake.expand import Plan, expand_paths
+from frontier.intake.expand import Plan, expand_paths, read_options
 from frontier.intake.report import Report
 from frontier.intake.run import ingest_plan, pdf_fetcher
 from frontier.sources.records import printable
@@ -38,7 +38,7 @@ def ingest_run(
     with contextlib.closing(ws.connect()) as conn, recorded_run(conn, command, args) as run:
         run.summary = {"counts": {}}
         fetcher = pdf_fetcher(ws, password) if fetch else None
-        report = ingest_plan(ws, conn, make_plan(), run.id, progress, fetcher)
+        report = ingest_plan(ws, conn, make_plan(), run.id, progress, fetcher, password)
         run.status = "ok" if report.exit_code() == 0 else "with problems"
         run.summary = {"counts": report.counts(), "exit_code": report.exit_code()}
     return report
@@ -98,11 +98,12 @@ def ingest(
 ) -> Report:
     ws = open_workspace(workspace).on_engine(cluster)
     chunk_tokens = ws.settings.ingest.chunk_tokens
+    options = read_options(ws.settings.ingest)
     return ingest_run(
         ws,
         "ingest",
         " ".join(printable(str(path)) for path in paths),
-        lambda: expand_paths(paths, password, chunk_tokens),
+        lambda: expand_paths(paths, password, chunk_tokens, options),
         progress,
         fetch,
         password,

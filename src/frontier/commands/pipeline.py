@@ -16,7 +16,7 @@ from frontier.commands.curate import curate_workspace
 from frontier.commands.digest import FEED_FILE, write_digest, write_feed
 from frontier.commands.intake import ingest_run, status_data
 from frontier.intake.discover import plan_discovery
-from frontier.intake.expand import expand_paths
+from frontier.intake.expand import expand_paths, read_options
 from frontier.intake.report import EXIT_FAILED, EXIT_OK, Report
 from frontier.render import render_vault
 from frontier.workspace import Workspace, init_workspace, open_workspace
@@ -102,7 +102,9 @@ def update(
             ws,
             "update:ingest",
             " ".join(map(str, watch)),
-            lambda: expand_paths(watch, None, ws.settings.ingest.chunk_tokens),
+            lambda: expand_paths(
+                watch, None, ws.settings.ingest.chunk_tokens, read_options(ws.settings.ingest)
+            ),
             progress,
             fetch=False,
         )

@@ -6,9 +6,17 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from frontier.config import IngestSettings
 from frontier.intake.jobs import PdfJob
 from frontier.intake.report import Entry
-from frontier.sources.readers import BATCH, ReadFile, reader_for, suffixes_read
+from frontier.sources.readers import (
+    BATCH,
+    ReadFile,
+    ReadOptions,
+    folder_reader_for,
+    reader_for,
+    suffixes_read,
+)
 from frontier.sources.records import RecordError, SourceRecord, printable
 
 
@@ -17,6 +25,11 @@ class Plan:
     records: list[tuple[str, SourceRecord]] = field(default_factory=list)
     pdfs: list[PdfJob] = field(default_factory=list)
     problems: list[Entry] = field(default_factory=list)
+
+
+def read_options(settings: IngestSettings) -> ReadOptions:
+    """What the readers are asked by the workspace's `[ingest]` settings."""
+    return ReadOptions(zotero_collections=tuple(settings.zotero_collections))
 
 
 def file_hash(path: Path) -> str:
@@ -33,39 +46,63 @@ def pdf_job(
     chunk_tokens: int,
     record: SourceRecord | None = None,
     item: str | None = None,
+    paper_id: str | None = None,
 ) -> PdfJob:
-    return PdfJob(item or shown(path), str(path), file_hash(path), record, password, chunk_tokens)
+    digest = file_hash(path)
+    return PdfJob(
+        item or shown(path), str(path), digest, record, password, chunk_tokens, paper_id=paper_id
+    )
 
 
-def expand_paths(paths: list[Path], password: str | None, chunk_tokens: int) -> Plan:
-    """Folders give their PDFs (recursively); a file is read by its row of READERS."""
+def expand_paths(
+    paths: list[Path],
+    password: str | None,
+    chunk_tokens: int,
+    options: ReadOptions | None = None,
+) -> Plan:
+    """Folders give their PDFs (recursively), unless a row of READERS reads the folder as a
+    whole (a Zotero data folder); a file is read by its row of READERS."""
     plan = Plan()
     for path in paths:
         if path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*") if p.is_file() and reader_for(p, ("pdf",)) is not None
-            )
-            if not found:
-                plan.problems.append(
-                    Entry(shown(path), "rejected", "folder holds no PDF files", code="empty_folder")
-                )
-            plan.pdfs.extend(pdf_job(p, password, chunk_tokens) for p in found)
-            continue
-        if not path.exists():
+            _add_folder(plan, path, password, chunk_tokens, options or ReadOptions())
+        elif not path.exists():
             plan.problems.append(
                 Entry(shown(path), "rejected", "no such file or folder", code="missing")
             )
-            continue
-        reader = reader_for(path, BATCH)
-        if reader is None:
-            plan.problems.append(
-                Entry(shown(path), "rejected", _unsupported_message(), code="unsupported")
-            )
-        elif reader.read is None:
-            plan.pdfs.append(pdf_job(path, password, chunk_tokens))
         else:
-            _add_records(plan, path, reader.read)
+            _add_file(plan, path, password, chunk_tokens)
     return plan
+
+
+def _add_folder(
+    plan: Plan, path: Path, password: str | None, chunk_tokens: int, options: ReadOptions
+) -> None:
+    reader = folder_reader_for(path)
+    if reader is not None and reader.read_folder is not None:
+        read_folder = reader.read_folder
+        _add_records(plan, path, lambda folder: read_folder(folder, options))
+        return
+    found = sorted(
+        p for p in path.rglob("*") if p.is_file() and reader_for(p, ("pdf",)) is not None
+    )
+    if not found:
+        plan.problems.append(
+            Entry(shown(path), "rejected", "folder holds no PDF files", code="empty_folder")
+        )
+    plan.pdfs.extend(pdf_job(p, password, chunk_tokens) for p in found)
+
+
+def _add_file(plan: Plan, path: Path, password: str | None, chunk_tokens: int) -> None:
+    reader = reader_for(path, BATCH)
+    if reader is None:
+        plan.problems.append(
+            Entry(shown(path), "rejected", _unsupported_message(), code="unsupported")
+        )
+    elif reader.read is None:
+        plan.pdfs.append(pdf_job(path, password, chunk_tokens))
+    else:
+        _add_records(plan, path, reader.read)
 
 
 def _unsupported_message() -> str:

@@ -22,6 +22,7 @@ class PdfJob:
     password: str | None = None
     chunk_tokens: int = 400
     embed: bool = False  # embed chunks and paper in the worker too
+    paper_id: str | None = None  # the paper the record was stored as: the full text joins it
 
 
 @dataclass

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from frontier.intake.engines import embeds_at_ingest, run_jobs
-from frontier.intake.expand import Plan
+from frontier.intake.expand import Plan, pdf_job
 from frontier.intake.jobs import PdfJob
 from frontier.intake.report import Entry, Report
 from frontier.intake.save import fulltext_of_article, store_record, store_result
@@ -63,6 +64,7 @@ def ingest_plan(
     run_id: int,
     console: Console,
     fetcher: Fetcher | None = None,
+    password: str | None = None,
 ) -> Report:
     report = Report()
     for problem in plan.problems:
@@ -82,12 +84,44 @@ def ingest_plan(
             )
             entry = store_record(conn, record, run_id, item, article)
             report.add(entry)
-            if fetcher and record.pdf_url and not has_fulltext(conn, entry.paper_id):
+            needs_text = not has_fulltext(conn, entry.paper_id)
+            if needs_text and record.pdf_file:
+                jobs += _attached_pdf_job(conn, run_id, entry, record, password, report, ws)
+            elif needs_text and fetcher and record.pdf_url:
                 _queue_download(conn, run_id, fetcher, record, jobs, report)
             progress.advance(task)
         _extract_and_store(ws, conn, jobs, run_id, progress, report)
     update_lexical_indexes(conn)  # a large KB's BM25 index sees the new text at once
     return report
+
+
+def _attached_pdf_job(
+    conn: sqlite3.Connection,
+    run_id: int,
+    stored: Entry,
+    record: SourceRecord,
+    password: str | None,
+    report: Report,
+    ws: Workspace,
+) -> list[PdfJob]:
+    """The job that reads the PDF a record names on this machine into the paper it was stored
+    as; none (and the reason in the report) when the file cannot be read."""
+    assert record.pdf_file
+    try:
+        job = pdf_job(
+            Path(record.pdf_file),
+            password,
+            ws.settings.ingest.chunk_tokens,
+            record,
+            item=stored.item,
+            paper_id=stored.paper_id,
+        )
+    except OSError as exc:
+        reason = f"attached PDF not read: {exc.strerror or exc}"
+        record_outcome(conn, run_id, stored.item, "rejected", code="unreadable", reason=reason)
+        report.add(Entry(stored.item, "rejected", reason, stored.paper_id, code="unreadable"))
+        return []
+    return [job]
 
 
 def _queue_download(

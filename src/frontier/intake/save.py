@@ -110,7 +110,7 @@ def store_result(conn: sqlite3.Connection, result: JobResult, run_id: int) -> En
     record = record_for_pdf(result.extracted, job.record, job.item)
     fulltext = fulltext_of(result.extracted)
     fulltext.vectors = result.vectors
-    saved = save_paper(conn, record, fulltext, run_id)
+    saved = save_paper(conn, record, fulltext, run_id, into=job.paper_id)
     warnings = [*record.warnings, *result.extracted.warnings]
     return _note(conn, run_id, job.item, saved, warnings, job.content_hash)
 

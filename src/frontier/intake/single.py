@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from frontier.intake.expand import Plan, expand_paths, pdf_job, shown
+from frontier.intake.expand import Plan, expand_paths, pdf_job, read_options, shown
 from frontier.intake.report import Entry
 from frontier.sources.arxiv_api import ArxivError, fetch_arxiv_ids
 from frontier.sources.download import DownloadError, cache_file
@@ -32,7 +32,7 @@ def plan_single(ws: Workspace, item: str, password: str | None) -> Plan:
         reader = reader_for(path, SINGLE_FILE) if path.is_file() else None
         if reader is not None and reader.read is not None:
             return _article_file(path, reader.read)
-        return expand_paths([path], password, chunk_tokens)
+        return expand_paths([path], password, chunk_tokens, read_options(ws.settings.ingest))
     if (parse_arxiv_id(item) and not _URL.match(item)) or _is_arxiv_url(item):
         return _arxiv_item(ws, item)
     if _URL.match(item):

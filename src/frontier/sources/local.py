@@ -1,6 +1,6 @@
 """Local metadata files: JSONL records and BibTeX entries, each checked field by field against
 `MetadataFields` and turned into a SourceRecord, or into a RecordError naming the line or
-entry and the field."""
+entry and the field. A BibTeX entry's `file` field attaches its PDF."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from frontier.sources.abstracts import provisional_title
+from frontier.sources.attachments import first_pdf, parse_file_field, resolve
 from frontier.sources.ids import DOI_RE, normalize_doi, parse_arxiv_id
 from frontier.sources.records import (
     MAX_ABSTRACT,
@@ -324,7 +325,7 @@ def _bib_date(fields: dict[str, str]) -> str | None:
     return f"{year}-{number:02d}"
 
 
-def _bib_record(fields: dict[str, str], ref: str) -> SourceRecord:
+def _bib_record(fields: dict[str, str], ref: str, folder: Path) -> SourceRecord:
     prefix = fields.get("archiveprefix", "arxiv").lower()
     arxiv_id = fields.get("eprint") if "arxiv" in prefix else None
     authors = [a.strip() for a in re.split(r"\s+and\s+", fields.get("author", "")) if a.strip()]
@@ -342,7 +343,21 @@ def _bib_record(fields: dict[str, str], ref: str) -> SourceRecord:
         "url": fields.get("url"),
         "categories": fields.get("primaryclass"),
     }
-    return record_from_fields(mapping, "bibtex", ref)
+    record = record_from_fields(mapping, "bibtex", ref)
+    return with_attached_pdf(record, fields.get("file", ""), folder)
+
+
+def with_attached_pdf(record: SourceRecord, file_field: str, folder: Path) -> SourceRecord:
+    """The record with the first PDF its `file` field names that is on disk (paths relative to
+    the .bib's folder); each named PDF that is not on disk is a warning."""
+    if not file_field.strip():
+        return record
+    named = parse_file_field(file_field)
+    found = first_pdf([(attachment, resolve(attachment.path, folder)) for attachment in named])
+    update: dict[str, Any] = {"warnings": [*record.warnings, *found.warnings]}
+    if found.pdf is not None:
+        update["pdf_file"] = str(found.pdf)
+    return record.model_copy(update=update)
 
 
 def _failed_block(path: Path, block: object) -> RecordError:
@@ -365,6 +380,7 @@ def read_bibtex(path: Path) -> Iterator[SourceRecord | RecordError]:
         ref = f"{printable(path.name)}:{printable(entry.key)}"
         fields = {name.lower(): field.value for name, field in entry.fields_dict.items()}
         try:
-            yield _bib_record({k: v for k, v in fields.items() if isinstance(v, str)}, ref)
+            strings = {k: v for k, v in fields.items() if isinstance(v, str)}
+            yield _bib_record(strings, ref, path.parent)
         except RecordError as exc:
             yield exc

@@ -1,6 +1,6 @@
-"""Which reader turns a local file into records, by kind and file suffix: the one table both
-`frontier add` (one item) and `frontier ingest` (many) consult, so a new kind of source file is
-a module with a reader plus a row of READERS."""
+"""Which reader turns a local file into records, by kind and file suffix (or, for a folder, by
+the file that marks it): the one table both `frontier add` (one item) and `frontier ingest`
+(many) consult, so a new kind of source file is a module with a reader plus a row of READERS."""
 
 from __future__ import annotations
 
@@ -29,17 +29,36 @@ def text_article_file(path: Path) -> Iterable[SourceRecord | RecordError]:
     return text_article_file(path)
 
 
+def zotero_folder(path: Path, options: ReadOptions) -> Iterable[SourceRecord | RecordError]:
+    from frontier.sources.zotero import read_zotero_folder
+
+    return read_zotero_folder(path, options.zotero_collections)
+
+
 ReadFile = Callable[[Path], Iterable[SourceRecord | RecordError]]
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What the workspace's settings ask of the readers."""
+
+    zotero_collections: tuple[str, ...] = ()
+
+
+ReadFolder = Callable[[Path, ReadOptions], Iterable[SourceRecord | RecordError]]
 
 
 @dataclass(frozen=True)
 class Reader:
     """`read` yields the file's records (a RecordError for each one it cannot read); PDFs have
-    none here: they are extracted in worker processes, a layer up."""
+    none here: they are extracted in worker processes, a layer up. A folder holding the file
+    `marker` is read as a whole by `read_folder` instead of for the PDFs under it."""
 
     kind: ReaderKind
     suffixes: tuple[str, ...]
     read: ReadFile | None = None
+    marker: str = ""
+    read_folder: ReadFolder | None = None
 
 
 READERS: tuple[Reader, ...] = (
@@ -49,6 +68,7 @@ READERS: tuple[Reader, ...] = (
     Reader("records", (".txt",), read_abstracts),
     Reader("article", (".html", ".htm"), html_article_file),
     Reader("article", (".md", ".markdown", ".txt"), text_article_file),
+    Reader("records", (), marker="zotero.sqlite", read_folder=zotero_folder),
 )
 
 # a batch reads PDFs and files of records; a single item is first tried as a saved article
@@ -61,6 +81,11 @@ def reader_for(path: Path, kinds: Collection[ReaderKind]) -> Reader | None:
     """The first row of READERS of one of `kinds` that reads files with this suffix."""
     suffix = path.suffix.lower()
     return next((r for r in READERS if r.kind in kinds and suffix in r.suffixes), None)
+
+
+def folder_reader_for(path: Path) -> Reader | None:
+    """The first row of READERS that reads this folder as a whole (it holds the row's marker)."""
+    return next((r for r in READERS if r.marker and (path / r.marker).is_file()), None)
 
 
 def suffixes_read(kinds: Collection[ReaderKind]) -> list[str]:

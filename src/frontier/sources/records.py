@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
-SourceKind = Literal["arxiv", "pdf", "jsonl", "bibtex", "abstracts", "web", "file"]
+SourceKind = Literal["arxiv", "pdf", "jsonl", "bibtex", "abstracts", "web", "file", "zotero"]
 DocKind = Literal["paper", "article", "slides"]
 
 MAX_TITLE = 600
@@ -122,6 +122,14 @@ def _body(text: str) -> str:
     return text
 
 
+def _local_path(path: str) -> str:
+    """A path on this machine is taken as the file system gives it (bytes that are not UTF-8
+    included): it is opened, never stored."""
+    if len(path) > MAX_REF:
+        raise ValueError(f"longer than {MAX_REF} characters ({len(path)})")
+    return path
+
+
 class SourceRecord(BaseModel):
     """Metadata (and, for articles, the text) of one item as a source delivered it."""
 
@@ -143,6 +151,14 @@ class SourceRecord(BaseModel):
     kind: DocKind = "paper"
     collection: Name | None = Field(default=None, description="Named collection the item came in")
     content_id: str | None = Field(default=None, description="Stable id derived from content")
+    pdf_file: Annotated[str, AfterValidator(_local_path)] | None = Field(
+        default=None, description="A PDF on this machine holding the item's full text"
+    )
+    followed: bool = Field(
+        default=False,
+        description="source_ref names the item for good in a library its user edits: reading "
+        "it again updates the metadata the library changed since",
+    )
     body: Annotated[str, AfterValidator(_body)] | None = Field(
         default=None, description="Main text for web/markdown/text articles"
     )

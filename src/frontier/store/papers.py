@@ -12,6 +12,7 @@ from frontier.extract.sections import Section
 from frontier.sources.ids import normalize_title, text_content_id
 from frontier.sources.records import SourceRecord
 from frontier.store.db import now, transaction
+from frontier.store.source_fields import apply_source_changes, note_field_digests, paper_of_source
 from frontier.store.vectors import PaperVectors, save_vectors_of_paper
 
 Outcome = Literal["stored", "updated", "duplicate"]
@@ -39,10 +40,16 @@ class SaveResult:
 
 
 def find_existing(
-    conn: sqlite3.Connection, record: SourceRecord, content_hash: str | None
+    conn: sqlite3.Connection,
+    record: SourceRecord,
+    content_hash: str | None,
+    into: str | None = None,
 ) -> sqlite3.Row | None:
-    """The stored paper this record describes, by the strongest identity available."""
+    """The stored paper this record describes, by the strongest identity available: the paper
+    named by `into`, the item of a followed source, then the record's own identities."""
     probes: list[tuple[str, str | None]] = [
+        ("id", into),
+        ("id", paper_of_source(conn, record) if record.followed else None),
         ("content_hash", content_hash),
         ("arxiv_id", record.arxiv_id),
         ("doi", record.doi),
@@ -97,19 +104,25 @@ def _identity(record: SourceRecord) -> str:
 
 
 def save_paper(
-    conn: sqlite3.Connection, record: SourceRecord, fulltext: FullText | None, run_id: int | None
+    conn: sqlite3.Connection,
+    record: SourceRecord,
+    fulltext: FullText | None,
+    run_id: int | None,
+    into: str | None = None,
 ) -> SaveResult:
-    """Store a new paper, or merge into the one already stored; all in one transaction."""
+    """Store a new paper, or merge into the one already stored (the paper `into` names, when
+    given: a record's PDF attaches to the paper the record was stored as); all in one
+    transaction."""
     content_hash = fulltext.content_hash if fulltext else None
     with transaction(conn):
-        existing = find_existing(conn, record, content_hash)
+        existing = find_existing(conn, record, content_hash, into)
         if existing is None:
             paper_id = new_paper_id(record, content_hash)
             _insert_paper(conn, paper_id, record, fulltext, run_id)
             result = SaveResult("stored", paper_id, f"stored as {paper_id}")
         else:
             result = _merge(conn, existing, record, fulltext)
-        _note_source(conn, result.paper_id, record, content_hash)
+        _note_source(conn, result.paper_id, record, content_hash, fulltext)
         if fulltext is not None and fulltext.vectors is not None:
             texts = [(chunk.ord, chunk.text) for chunk in fulltext.chunks]
             save_vectors_of_paper(conn, result.paper_id, texts, fulltext.vectors)
@@ -174,6 +187,12 @@ def _merge(
     if newer:
         _overwrite_metadata(conn, paper_id, record)
         changes.append(f"arXiv v{record.arxiv_version}")
+    if _reads_source_fields(record, fulltext):
+        changed = apply_source_changes(conn, paper_id, record)
+        if "abstract" in changed and existing["status"] != "fulltext":
+            _replace_abstract_chunk(conn, paper_id, record.abstract)
+        if changed:
+            changes.append(f"changed in {record.source}: " + ", ".join(changed))
     filled = _fill_missing(conn, existing, record)
     if filled:
         changes.append("metadata: " + ", ".join(filled))
@@ -284,6 +303,15 @@ def _write_abstract_chunk(conn: sqlite3.Connection, paper_id: str, abstract: str
         )
 
 
+def _replace_abstract_chunk(conn: sqlite3.Connection, paper_id: str, abstract: str | None) -> None:
+    """A paper known by its metadata only is searched through its abstract as it is now."""
+    conn.execute(
+        "DELETE FROM chunks WHERE paper_id = ? AND section = 'abstract' AND page IS NULL",
+        (paper_id,),
+    )
+    _write_abstract_chunk(conn, paper_id, abstract)
+
+
 def _index_paper(conn: sqlite3.Connection, paper_id: str) -> None:
     row = conn.execute("SELECT title, abstract FROM papers WHERE id = ?", (paper_id,)).fetchone()
     conn.execute("DELETE FROM papers_fts WHERE paper_id = ?", (paper_id,))
@@ -301,14 +329,26 @@ def _note_version(conn: sqlite3.Connection, paper_id: str, version: int | None) 
         )
 
 
+def _reads_source_fields(record: SourceRecord, fulltext: FullText | None) -> bool:
+    """A followed source's fields are compared when its record comes alone: with a PDF, the
+    record has been completed from the first page and is no longer what the source said."""
+    return record.followed and fulltext is None
+
+
 def _note_source(
-    conn: sqlite3.Connection, paper_id: str, record: SourceRecord, content_hash: str | None
+    conn: sqlite3.Connection,
+    paper_id: str,
+    record: SourceRecord,
+    content_hash: str | None,
+    fulltext: FullText | None,
 ) -> None:
     conn.execute(
         "INSERT OR IGNORE INTO paper_sources (paper_id, source, source_ref, content_hash, added_at) "
         "VALUES (?, ?, ?, ?, ?)",
         (paper_id, record.source, record.source_ref, content_hash, now()),
     )
+    if _reads_source_fields(record, fulltext):
+        note_field_digests(conn, paper_id, record)
 
 
 def _iso(value: object) -> str | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from frontier.config import Settings
+from frontier.config import Settings, Topic
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine, scope_lines
 from frontier.curate.triage import (
     MODEL_LINE_WORDS,
@@ -17,6 +17,8 @@ from frontier.curate.triage import (
     checked_reason,
     consistent_destination,
     decide_by_embedding,
+    filed_under,
+    hinted_topic,
     led_to_by,
     relevance,
     reported_line,
@@ -160,3 +162,19 @@ def test_the_model_reason_is_shown_only_when_the_abstract_bears_it_out() -> None
         checked_reason("The scheduler runs on 64 TPUs with a new chip design.", title, abstract)
         == ""
     )
+
+
+def test_a_paper_filed_under_a_topics_name_goes_to_that_topic() -> None:
+    topics = [
+        Topic(slug="serving", title="LLM serving systems", summary="How models are served"),
+        Topic(slug="hardware", title="Accelerators", summary="What they run on"),
+        Topic(slug="kv-cache", title="Serving", summary="A title another topic's slug is"),
+    ]
+    hinted = hinted_topic(filed_under("Reading list/LLM Serving Systems", ["to-read"]), topics)
+    assert hinted is not None and hinted.destination == "serving" and hinted.stage == "hint"
+    assert "LLM Serving Systems" in hinted.reason
+    assert hinted_topic(filed_under(None, ["accelerators"]), topics).destination == "hardware"
+    assert hinted_topic(filed_under("KV_cache", []), topics).destination == "kv-cache"
+    # a name two topics answer to settles nothing; nor does a name no topic has
+    assert hinted_topic(filed_under("Serving", []), topics) is None
+    assert hinted_topic(filed_under("Inbox/2024", ["cs.LG"]), topics) is None

@@ -5,18 +5,20 @@ few nearest scope lines are close on average, not one line through a shared word
 of the abstract separates work that changes the model itself (a new architecture, pre-training,
 distillation) from work that changes how a given model is run: when the embedding picks the topic
 that run-time lines lead to but the abstract speaks only of changing the model, the paper goes
-where the configured lines about architectures and training lead."""
+where the configured lines about architectures and training lead. Before both, a paper the user
+filed under a topic's name (a Zotero collection or tag) goes to that topic."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, create_model
 
-from frontier.config import CurateSettings
+from frontier.config import CurateSettings, Topic
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
 from frontier.curate.support import sentences_of, support
 from frontier.llm.client import LLM
@@ -30,7 +32,7 @@ RULES_VERSION = "triage-rules-4"
 @dataclass
 class Decision:
     destination: str  # topic slug or OUT_OF_FIELD
-    stage: str  # embedding | llm
+    stage: str  # hint | embedding | llm
     reason: str
     scope_line: str
     score: float
@@ -127,6 +129,31 @@ def model_change_decision(sims: np.ndarray, lines: list[ScopeLine], text: str) -
         lines[index].text,
         float(sims[index]),
     )
+
+
+def filed_under(collection: str | None, tags: Sequence[str]) -> list[str]:
+    """The names a user filed a paper under: each level of its collection's path
+    ("Serving/KV cache"), then its tags."""
+    levels = [part.strip() for part in (collection or "").split("/") if part.strip()]
+    return [*levels, *(t.strip() for t in tags if t.strip())]
+
+
+def _name_key(text: str) -> str:
+    return "-".join(re.findall(r"[^\W_]+", text.casefold()))
+
+
+def hinted_topic(names: Sequence[str], topics: Sequence[Topic]) -> Decision | None:
+    """The topic a name the user filed the paper under names (its slug or its title, any case
+    or separator): the user's own filing settles triage; a name of two topics settles nothing."""
+    for name in names:
+        key = _name_key(name)
+        named = [t for t in topics if key and key in {_name_key(t.slug), _name_key(t.title)}]
+        if len(named) == 1:
+            topic = named[0]
+            return Decision(
+                topic.slug, "hint", f"filed under '{name}' in the library it came from", "", 1.0
+            )
+    return None
 
 
 def decide_by_embedding(

@@ -71,7 +71,7 @@ def mark_done(conn: sqlite3.Connection, marks: list[tuple[str, str, str]], step:
 def papers_to_curate(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     return conn.execute(
         "SELECT id, title, abstract, source, published, added_at, status, kind, text_version, "
-        "title_provisional "
+        "title_provisional, collection, categories "
         "FROM papers "
         "ORDER BY COALESCE(published, substr(added_at, 1, 10)), id"
     ).fetchall()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import sqlite3
 from collections.abc import Mapping
 from typing import Any
@@ -17,6 +18,8 @@ from frontier.curate.triage import (
     Decision,
     decide_by_embedding,
     decide_by_llm,
+    filed_under,
+    hinted_topic,
     shortlist,
 )
 from frontier.llm.prompts import load_prompt
@@ -39,9 +42,24 @@ def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
 
 
 def triage_key(scope_key: str, paper: Mapping[str, Any]) -> str:
+    """What one decision depends on; the names the user filed the paper under only when it has
+    any, so that no other paper's decision is redone."""
+    names = _filed_under(paper)
     return store.digest(
-        scope_key, paper["title"], paper["abstract"], paper["source"], paper["published"]
+        scope_key,
+        paper["title"],
+        paper["abstract"],
+        paper["source"],
+        paper["published"],
+        *([names] if names else []),
     )
+
+
+def _filed_under(paper: Mapping[str, Any]) -> list[str]:
+    keys = paper.keys() if hasattr(paper, "keys") else ()
+    collection = paper["collection"] if "collection" in keys else None
+    tags = json.loads(paper["categories"] or "[]") if "categories" in keys else []
+    return filed_under(collection, [t for t in tags if isinstance(t, str)])
 
 
 async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
@@ -58,7 +76,9 @@ async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     for paper, key in todo:
         sims = ctx.line_vectors @ ctx.vectors[paper["id"]]
         text = f"{paper['title']}. {paper['abstract'] or ''}"
-        decision = decide_by_embedding(sims, ctx.lines, ctx.settings.curate, text)
+        decision = hinted_topic(_filed_under(paper), ctx.settings.topics) or decide_by_embedding(
+            sims, ctx.lines, ctx.settings.curate, text
+        )
         if decision is None:
             ambiguous.append((paper, key, *shortlist(sims, ctx.lines, ctx.settings.curate)))
         else:

@@ -1,5 +1,6 @@
-"""`/results` filtered to one baseline on a large synthetic KB: the table read through the
-stored result keys (what `frontier serve`, `curate` and `results` keep current) against each
+"""`/results` filtered to one baseline on a large synthetic KB (`synthetic_kb.py`'s bulk build,
+its claims' baselines, models and hardware then spread over well-known names, a fifth of them
+against vLLM): the table read through the stored result keys (what `frontier serve`, `curate` and `results` keep current) against each
 claim's keys read when the KB is loaded (the baseline, measured in the same run on the same
 KB), and the static file served by the same app (the floor of the stack).
 
@@ -16,7 +17,8 @@ import time
 from pathlib import Path
 
 from starlette.testclient import TestClient
-from web import synthetic_kb, timed
+from synthetic_kb import build_kb
+from web import timed
 
 from frontier.store.db import connect, transaction
 from frontier.synthesize.results import refresh_result_keys
@@ -26,14 +28,30 @@ from frontier.workspace import Workspace, open_workspace
 PATH = "/results?baseline=vLLM"
 
 
+BASELINES = ("vLLM", "Orca", "FasterTransformer", "HF Transformers", "a baseline")
+MODELS = ("Llama-2-7B", "OPT-13B", "")
+HARDWARE = ("A100", "H100", "")
+
+
 def built(folder: Path, papers: int) -> Workspace:
-    """The synthetic KB in `folder`, built there once."""
+    """The synthetic KB in `folder`, built there once (one chunk a paper: chunks are not read)."""
     if (folder / "frontier.toml").exists():
         return open_workspace(folder)
     begin = time.perf_counter()
-    ws = synthetic_kb(folder, papers)
+    ws = build_kb(folder, papers, papers, quiet=True)
+    with contextlib.closing(connect(ws.db_path)) as conn, transaction(conn):
+        conn.execute(
+            f"UPDATE claims SET baseline = {_spread('id', BASELINES)}, "
+            f"model_name = {_spread('id / 5', MODELS)}, hardware = {_spread('id / 15', HARDWARE)}"
+        )
     print(f"(synthetic KB of {papers} papers built in {time.perf_counter() - begin:.0f} s)")
     return ws
+
+
+def _spread(over: str, names: tuple[str, ...]) -> str:
+    """An SQL expression giving each row one of `names` in turn."""
+    cases = " ".join(f"WHEN {i} THEN '{name}'" for i, name in enumerate(names))
+    return f"CASE ({over}) % {len(names)} {cases} END"
 
 
 def first_and_warm(ws: Workspace, repeat: int) -> tuple[float, list[float], int]:

@@ -197,7 +197,8 @@ class _Writer:
         )
         self.conn.execute("INSERT INTO paper_versions VALUES (?, 1, ?)", (plan.id, stamp))
         self.conn.execute(
-            "INSERT INTO paper_sources VALUES (?, 'arxiv', ?, ?, ?)",
+            "INSERT INTO paper_sources (paper_id, source, source_ref, content_hash, added_at) "
+            "VALUES (?, 'arxiv', ?, ?, ?)",
             (plan.id, plan.id, digest, stamp),
         )
         self.conn.execute(

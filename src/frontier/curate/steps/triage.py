@@ -5,12 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from frontier.config import Settings
+from frontier.config import Settings, Topic
 from frontier.curate.context import Context
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
 from frontier.curate.triage import (
@@ -41,17 +41,17 @@ def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
     )
 
 
-def triage_key(scope_key: str, paper: Mapping[str, Any]) -> str:
-    """What one decision depends on; the names the user filed the paper under only when it has
-    any, so that no other paper's decision is redone."""
-    names = _filed_under(paper)
+def triage_key(scope_key: str, paper: Mapping[str, Any], topics: Sequence[Topic] = ()) -> str:
+    """What one decision depends on; the topic the user filed the paper under only when there is
+    one, so that no other paper's decision is redone."""
+    hint = hinted_topic(_filed_under(paper), topics)
     return store.digest(
         scope_key,
         paper["title"],
         paper["abstract"],
         paper["source"],
         paper["published"],
-        *([names] if names else []),
+        *([hint.destination, hint.reason] if hint else []),
     )
 
 
@@ -67,7 +67,7 @@ async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     scope_key = triage_scope_key(ctx.settings, prompt.tag)
     todo = []
     for paper in papers:
-        key = triage_key(scope_key, paper)
+        key = triage_key(scope_key, paper, ctx.settings.topics)
         if store.step_hash(ctx.conn, paper["id"], "triage") != key:
             todo.append((paper, key))
     gaps = store.open_items(ctx.conn, "gaps")

@@ -289,17 +289,19 @@ def quote_lines(answering: list[Answering]) -> str:
 def _checked(
     question: str, bundle: Bundle, result: ChatResult, tag: str, answering: list[Answering]
 ) -> Answer:
-    """The answering sentences first; then each sentence of the model's held against the
-    sources it cites (one saying a shown quote again goes), then made-up citations out
-    (reported whether or not their sentence stayed)."""
+    """The answering sentences first; then each sentence of the model's that does not say a
+    shown quote again held against the sources it cites, then made-up citations out (reported
+    whether or not their sentence stayed)."""
     written = (
         _without_cut_end(result.content.strip())
         if result.finish_reason == "length"
         else (result.content.strip())
     )
-    grounded = ground_answer(written, bundle, question, quotes=bool(answering))
-    text, repeats = _without_quoted(grounded.text, answering)
-    shown = "\n\n".join(filter(None, [quote_lines(answering), text]))
+    # a sentence saying a shown quote again goes as that, before any check could name another
+    # fault of it (its source's excerpt may lack the quote's page)
+    unquoted, repeats = _without_quoted(written, answering)
+    grounded = ground_answer(unquoted, bundle, question, quotes=bool(answering))
+    shown = "\n\n".join(filter(None, [quote_lines(answering), grounded.text]))
     check = check_citations(shown, bundle.numbers())
     made_up = check_citations(result.content, bundle.numbers()).removed
     return Answer(
@@ -309,7 +311,7 @@ def _checked(
         True,
         check.cited,
         made_up,
-        grounded.dropped + repeats,
+        repeats + grounded.dropped,
         grounded.quoted,
         result,
         tag,

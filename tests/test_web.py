@@ -6,10 +6,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import http.client
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +21,6 @@ from web_kb import (
     VLLM,
     built_kb,
     copy_kb,
-    free_port,
     mapped_kb,
     serving,
 )
@@ -281,32 +277,10 @@ def test_the_server_answers_only_to_loopback_host_names(kb: Path) -> None:
         assert status == 400  # a DNS-rebinding page cannot read the KB
 
 
-def test_non_loopback_needs_public_and_warns(kb: Path) -> None:
+def test_non_loopback_needs_public(kb: Path) -> None:
     refused = run_cli("-w", str(kb), "serve", "--host", "0.0.0.0", "--port", "1")
     assert refused.code == 1
     assert "0.0.0.0 is not a loopback address" in refused.err and "--public" in refused.err
-    with serving(kb, "--host", "0.0.0.0", "--public") as base:
-        assert _raw_get(base, "/", host="kb.example")[0] == 200
-
-
-def test_public_serve_prints_a_warning(kb: Path) -> None:
-    port = free_port()
-    command = ["-w", str(kb), "serve", "--host", "0.0.0.0", "--public", "--port", str(port)]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "frontier", *command],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
-    try:
-        warning = proc.stderr.readline()  # type: ignore[union-attr]
-        out = proc.stdout.readline()  # type: ignore[union-attr]
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=10)
-    assert warning.startswith("warning: serving on 0.0.0.0") and "readable by anyone" in warning
-    assert f"at http://0.0.0.0:{port}/ (read-only)" in out
 
 
 def test_big_pages_are_cut_on_the_server_with_a_way_to_see_all(kb: Path) -> None:

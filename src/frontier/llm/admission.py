@@ -1,5 +1,6 @@
 """One limit on the answers a process writes at once: a few at work, a few waiting for a place
-(each no longer than its own deadline), the rest refused with when to come back."""
+(no longer than the answers ahead of them may take), the rest refused with when to come back.
+An answer's deadline runs from when it gets its place."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import contextlib
 import math
 import time
 from collections import deque
+
+QUEUE_SLACK_S = 5.0  # an answer ends a little after its deadline: its page is finished and stored
 
 
 class Busy(Exception):
@@ -23,18 +26,20 @@ class Ticket:
     """One answer's place: held from admission to release, which may be called any number of
     times (a response that ends early and its cleanup both release it)."""
 
-    def __init__(self, admission: Admission, deadline: float) -> None:
+    def __init__(self, admission: Admission, waits_until: float) -> None:
         self.admission = admission
-        self.deadline = deadline  # time.monotonic() by which the answer must end
+        self.waits_until = waits_until  # in the queue, at the latest
+        self.deadline = waits_until  # time.monotonic() by which the answer must end
         self.admitted = False
         self.released = False
         self._placed = asyncio.Event()
 
     async def wait(self) -> bool:
-        """Wait in the queue for a place; False when the deadline passed first."""
+        """Wait in the queue for a place; False when none came in the time the answers ahead
+        of it may take (something held a place past its deadline)."""
         if self.admitted:
             return True
-        left = self.deadline - time.monotonic()
+        left = self.waits_until - time.monotonic()
         if left > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._placed.wait(), left)
@@ -44,6 +49,7 @@ class Ticket:
 
     def place(self) -> None:
         self.admitted = True
+        self.deadline = time.monotonic() + self.admission.deadline_s
         self._placed.set()
 
     def release(self) -> None:
@@ -65,7 +71,8 @@ class Admission:
     def enter(self) -> Ticket:
         """A place now, or one in the queue; Busy when neither is free."""
         now = time.monotonic()
-        ticket = Ticket(self, now + self.deadline_s)
+        rounds = len(self.waiting) // self.limit + 1  # of answers ahead, `limit` at a time
+        ticket = Ticket(self, now + rounds * (self.deadline_s + QUEUE_SLACK_S))
         if len(self.working) < self.limit:
             self.working.append(ticket)
             ticket.place()

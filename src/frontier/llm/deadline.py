@@ -4,6 +4,7 @@ that runs past it is cancelled, which closes its request, so the server stops ge
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import TypeVar
@@ -35,9 +36,7 @@ async def before(deadline: float | None, work: Awaitable[T]) -> T:
             raise DeadlinePassed
         return task.result()
     finally:
-        if not task.done():
-            task.cancel(why)
-            await asyncio.wait({task})
+        await _cancelled(task, why)
 
 
 async def stream_before(deadline: float | None, stream: AsyncIterator[T]) -> AsyncIterator[T]:
@@ -75,6 +74,17 @@ async def stream_before(deadline: float | None, stream: AsyncIterator[T]) -> Asy
                 raise value  # type: ignore[misc]
             yield value  # type: ignore[misc]
     finally:
-        if not task.done():
-            task.cancel(why)
+        await _cancelled(task, why)
+
+
+async def _cancelled(task: asyncio.Task[T], why: str) -> None:
+    """Cancel the task and wait until it has ended (recorded its call, closed its request),
+    even while the waiting task is itself being cancelled: its caller closes what the call
+    records into as soon as this returns."""
+    if task.done():
+        return
+    task.cancel(why)
+    while not task.done():
+        # a cancel scope cancels every await of a cancelled task again: wait on regardless
+        with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait({task})

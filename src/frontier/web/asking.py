@@ -105,7 +105,9 @@ class AskPage:
         """The draft as the model writes it, then the checked answer; stored like the CLI's.
         A queued answer waits for its place first, no longer than its deadline."""
         if not await ticket.wait():
-            yield self._fragment({"failure": "the server stayed busy past the answer's deadline"})
+            yield self._fragment(
+                {"failure": "the server stayed busy for as long as an answer may take"}
+            )
             return
         ws = self.state.ws
         with (

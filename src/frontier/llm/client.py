@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from frontier.config import LLMSettings
 from frontier.llm.backends import detect_backend, response_format, split_reasoning, thinking_params
+from frontier.llm.deadline import cancel_reason
 from frontier.llm.embedded import EmbeddedServer, shared_embedded
 from frontier.llm.ledger import cache_get, cache_key, cache_put, record_call
 from frontier.llm.records import ChatResult, LLMFailure, Structured, Usage
@@ -164,8 +165,8 @@ class LLM:
         except LLMFailure as failure:
             self._record_failure(call, failure)
             raise
-        except asyncio.CancelledError as exc:
-            self._record_failure(call, LLMFailure("cancelled", _cancel_reason(exc)))
+        except asyncio.CancelledError:
+            self._record_failure(call, LLMFailure("cancelled", cancel_reason()))
             raise
         outcome, error = "ok", ""
         if check is not None:
@@ -223,8 +224,8 @@ class LLM:
         except LLMFailure as failure:
             self._record_failure(call, failure)
             raise
-        except (asyncio.CancelledError, GeneratorExit) as exc:
-            gone = LLMFailure("cancelled", _cancel_reason(exc), details={"attempts": attempts})
+        except (asyncio.CancelledError, GeneratorExit):
+            gone = LLMFailure("cancelled", cancel_reason(), details={"attempts": attempts})
             self._record_failure(call, gone)
             raise
         label = self.endpoint_label() if self.embedded else endpoint
@@ -423,13 +424,6 @@ def _repair_request(error: str) -> str:
         "Your previous reply could not be used: " + error + ". Reply again with only a JSON "
         "object that satisfies the schema, with no text around it."
     )
-
-
-def _cancel_reason(exc: BaseException) -> str:
-    """Why a call was cancelled: the message it was cancelled with, else its reader left."""
-    if isinstance(exc, asyncio.CancelledError) and exc.args and isinstance(exc.args[0], str):
-        return exc.args[0]
-    return "the reader went away"
 
 
 def _short_error(exc: Exception) -> str:

@@ -227,6 +227,33 @@ def test_allowed_edits_are_post_with_the_page_token(kb: Path, tmp_path: Path) ->
     assert status == "open"
 
 
+def test_forms_carry_a_token_of_their_session_and_come_from_this_site(
+    kb: Path, tmp_path: Path
+) -> None:
+    root = copy_kb(kb, tmp_path / "kb")
+    gap = db(root).execute("SELECT id FROM gaps WHERE text = ?", (PROPOSED_GAP,)).fetchone()[0]
+    app = create_app(open_workspace(root), allow_edits=True)
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        page = c.get("/topic/serving/frontier")
+        cookie = page.headers["set-cookie"]
+        assert cookie.startswith("frontier_session=") and "HttpOnly" in cookie
+        assert "SameSite=Strict" in cookie and page.headers["cache-control"] == "no-store"
+        assert "cache-control" not in c.get("/claims").headers  # no token: cached as before
+        token = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert token
+        form = {"csrf": token.group(1)}
+        for foreign in ({"origin": "http://evil.example"}, {"sec-fetch-site": "cross-site"}):
+            refused = c.post(f"/gap/{gap}/accept", data=form, headers=foreign)
+            assert refused.status_code == 403 and "sent from another site" in refused.text
+        with TestClient(app, base_url="http://127.0.0.1") as other:
+            other.get("/")  # a session of its own
+            assert other.post(f"/gap/{gap}/accept", data=form).status_code == 403
+        assert c.get("/login").status_code == 404  # only a public server has one
+        same = {"origin": "http://127.0.0.1", "sec-fetch-site": "same-origin"}
+        assert c.post(f"/gap/{gap}/accept", data=form, headers=same).status_code == 303
+    assert db(root).execute("SELECT status FROM gaps WHERE id = ?", (gap,)).fetchone()[0] == "open"
+
+
 def _raw_get(base: str, path: str, host: str | None = None) -> tuple[int, str]:
     """A GET with the path sent exactly as given (no client-side dot-segment clean-up)."""
     address = base.removeprefix("http://")

@@ -122,17 +122,19 @@ def session_cookie(value: str, secure: bool) -> str:
 def same_origin(headers: Headers, base_url: str) -> bool:
     """Whether a state change comes from the server's own pages, as far as the browser says:
     a cross-site `Sec-Fetch-Site`, or an `Origin` naming another host than the request (or
-    than `base_url`, behind a proxy), is refused. A client that sends neither is no browser
-    page, and its form token decides."""
+    than `base_url`, behind a proxy), is refused. Our pages send no referrer, so a browser
+    posts their forms with `Origin: null`: that passes only with `Sec-Fetch-Site: same-origin`.
+    A client that sends neither header is no browser page, and its form token decides."""
     fetched = headers.get("sec-fetch-site")
     if fetched is not None and fetched not in SAME_ORIGIN_FETCHES:
         return False
     origin = headers.get("origin")
     if origin is None:
         return True
-    netloc = urlsplit(origin).netloc.lower() if origin != "null" else ""
+    if origin == "null":
+        return fetched == "same-origin"
     ours = {headers.get("host", "").lower(), urlsplit(base_url).netloc.lower()} - {""}
-    return netloc in ours
+    return urlsplit(origin).netloc.lower() in ours
 
 
 class Access:

@@ -202,3 +202,17 @@ def stored_text_is_clean(record: SourceRecord) -> None:
         assert value is None or (value.strip() and bad_character(value) is None), (name, value)
     for author in record.authors:
         assert author.strip() and bad_character(author) is None
+
+
+def bad_numbers() -> st.SearchStrategy[str]:
+    """Text a careless reader takes for a number: digits of other scripts, superscripts and
+    fractions (`isdigit()` holds for some), signs, exponents, spaces, and far too many digits."""
+    return st.one_of(
+        st.sampled_from(
+            ["²", "٣", "１２", "-1", "+1", "1e3", "0x10", " 1", "1.0", "1_0", "9" * 19]
+        ),
+        st.integers(19, 6000).map(lambda n: "9" * n),
+        st.text(alphabet=st.characters(categories=["Nd", "No"]), min_size=1, max_size=8).filter(
+            lambda text: not text.isascii()
+        ),
+    )

@@ -237,3 +237,23 @@ def _exists(pid: int) -> bool:
         return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_generation_that_timed_out_is_not_sent_again(conn: sqlite3.Connection) -> None:
+    """llama-server goes on writing a reply its client stopped waiting for: sent again, the
+    request would wait behind it, and a command take many times its timeout."""
+    settings = LLMSettings(max_output_tokens=2000, timeout=1.0, max_retries=3)
+    story = [{"role": "user", "content": "Write a very long story about a cache, in detail."}]
+
+    async def call() -> None:
+        async with LLM(settings, conn) as llm:
+            await llm.chat(story, purpose="story", max_tokens=2000)
+
+    try:
+        with pytest.raises(LLMFailure) as failed:
+            asyncio.run(call())
+    finally:
+        shared_embedded(settings).stop()  # it would go on writing the story for the next test
+    assert failed.value.kind == "timeout"
+    row = conn.execute("SELECT outcome, attempts FROM llm_calls WHERE purpose = 'story'").fetchone()
+    assert tuple(row) == ("timeout", 1)

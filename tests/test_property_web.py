@@ -1,9 +1,10 @@
 """The web server under hostile requests: any route with odd path parameters and query strings,
-any method, form posts without the token, bodies that are not UTF-8 or far too big. Never a
-500, never a stack trace in a page."""
+any method, form posts without the token, bodies that are not UTF-8 or far too big, numbers
+that are not numbers in every route. Never a 500, never a stack trace in a page."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -13,10 +14,11 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
-from strategies import examples
+from strategies import bad_numbers, examples
 from web_kb import VLLM, built_kb
 
 from frontier.web.app import MAX_BODY_BYTES, create_app
+from frontier.web.pages import PAGES
 from frontier.workspace import open_workspace
 
 ROUTES = [
@@ -60,6 +62,17 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     app = create_app(open_workspace(kb))
     with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
         yield c
+
+
+@pytest.fixture(scope="module")
+def editing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, str]]:
+    """A client of a server with edits on, and the form token of its session (no request made
+    with it may change the KB: every number it sends is a bad one)."""
+    app = create_app(open_workspace(built_kb(tmp_path_factory)), allow_edits=True)
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+        page = c.get("/topic/serving/frontier").text
+        token = page.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        yield c, token
 
 
 def check(response) -> None:  # type: ignore[no-untyped-def]
@@ -124,6 +137,50 @@ def test_an_oversized_body_is_refused_before_it_is_read(client: TestClient) -> N
             yield b"a" * 1024
 
     assert client.post("/ask", content=chunks()).status_code == 413
+
+
+ROUTED = [page for page in PAGES if page.route and "{" in page.route]
+
+
+def _filled(route: str, value: str) -> str:
+    """The route with every parameter set to `value` (a paper's page number, for the paper)."""
+    route = route.replace("{rest:path}", f"{VLLM}/page/{{x}}")
+    return re.sub(r"\{[^}]+\}", quote(value, safe=""), route)
+
+
+@hsettings(max_examples=examples(120))
+@given(st.sampled_from(ROUTED), bad_numbers())
+def test_a_number_that_is_no_number_is_a_404_on_every_route(
+    editing: tuple[TestClient, str], page, value: str
+) -> None:  # type: ignore[no-untyped-def]
+    client, token = editing
+    path = _filled(page.route, value)
+    if "GET" in page.methods:
+        response = client.get(path)
+    else:
+        response = client.post(path, data={"csrf": token})
+    check(response)
+    assert response.status_code == 404, (path[:80], response.status_code)
+
+
+@hsettings(max_examples=examples(60))
+@given(bad_numbers())
+def test_a_query_number_that_is_no_number_is_a_400(client: TestClient, value: str) -> None:
+    response = client.get(f"/paper/{VLLM}/page/1?claim={quote(value, safe='')}")
+    check(response)
+    assert response.status_code == 400 and "must be a whole number" in response.text
+
+
+def test_the_numbers_that_were_500s_are_400_or_404(editing: tuple[TestClient, str]) -> None:
+    client, token = editing
+    nines = "9" * 5000
+    assert client.get(f"/paper/{VLLM}/page/1?claim=%C2%B2").status_code == 400
+    assert client.get(f"/paper/{VLLM}/page/1?claim={nines}").status_code == 400
+    assert client.get(f"/paper/{VLLM}/page/1?claim=").status_code == 200
+    assert client.get(f"/maps/{nines}").status_code == 404
+    assert client.post(f"/gap/{nines}/accept", data={"csrf": token}).status_code == 404
+    huge = {"content-length": nines, "content-type": "application/x-www-form-urlencoded"}
+    assert client.post("/ask", content=b"q=x", headers=huge).status_code in (400, 413)
 
 
 # Shrunk failures, kept as plain tests -----------------------------------------------------------

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import re
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -356,3 +357,32 @@ def test_compare_thinking_answers_twice_with_the_tokens_of_each(pdf_kb: Path) ->
         assert "reasoning tokens" in printed.out and "cost (USD)" in printed.out
         both = run_cli("-w", str(pdf_kb), "ask", "--compare-thinking", question, "again?", env=env)
         assert both.code != 0 and "one question" in both.err
+
+
+def test_an_answer_ends_at_its_deadline_with_the_answering_sentences(pdf_kb: Path) -> None:
+    question = "How does vLLM organise the KV cache in GPU memory?"
+    late = 60.0  # the model replies this late: long after the deadline
+    with FakeOpenAI([Reply(content="Too late to be shown [1].", delay=late)]) as server:
+        env = {
+            "FRONTIER_LLM__BASE_URL": server.url,
+            "FRONTIER_LLM__BACKEND": "vllm",
+            "FRONTIER_LLM__ANSWER_DEADLINE": "10",
+        }
+        began = time.monotonic()
+        result = run_cli("-w", str(pdf_kb), "ask", question, "--json", env=env)
+        took = time.monotonic() - began
+    assert result.code == 0, result.err
+    (answer,) = result.json()
+    assert answer["deadline_passed"] and answer["answering_sentences"]
+    assert answer["answer"].startswith(f'- "{answer["answering_sentences"][0]["sentence"]}"')
+    assert "Too late" not in answer["answer"] and took < late
+    row = (
+        db(pdf_kb)
+        .execute(
+            "SELECT outcome, error, attempts FROM llm_calls WHERE command = 'ask' ORDER BY id DESC"
+        )
+        .fetchone()
+    )
+    assert tuple(row) == ("cancelled", "the answer's deadline passed", 1)
+    run = db(pdf_kb).execute("SELECT summary FROM runs ORDER BY id DESC").fetchone()[0]
+    assert json.loads(run)["deadline_passed"] == 1

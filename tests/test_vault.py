@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shutil
+from html import unescape
 from pathlib import Path
 
 import pytest
 from helpers import run_cli
+from markdown_it import MarkdownIt
 
 from frontier.render import render_vault
 from frontier.sources.records import SourceRecord
@@ -450,3 +452,30 @@ def test_pages_of_things_gone_from_the_store_are_removed(seeded: Path) -> None:
     assert not (kb / "sources" / "2401.00001.md").exists()
     assert not (kb / "topics" / "retired").exists() and not (kb / "entities" / "gone.md").exists()
     assert (kb / "sources" / "figure.png").exists() and (kb / "my-notes.md").exists()
+
+
+LIQUID_TITLE = "Serving {{ site.github.token }} at {%raw%}scale"
+LIQUID_ABSTRACT = "We render {% include secrets.md %} and {{{ page.x }}} and {#- note -#} as text."
+
+
+def test_template_tags_from_papers_are_inert_but_read_the_same(seeded: Path) -> None:
+    conn = connect(seeded / ".frontier" / "frontier.db")
+    try:
+        record = SourceRecord(
+            source="arxiv",
+            source_ref="test",
+            arxiv_id="2405.00003",
+            title=LIQUID_TITLE,
+            published=dt.date(2024, 5, 1),
+            abstract=LIQUID_ABSTRACT,
+        )
+        save_paper(conn, record, None, None)
+    finally:
+        conn.close()
+    _render(seeded)
+    for page in _vault_files(seeded).values():
+        # Liquid (Jekyll, GitHub Pages) and Jinja open a tag at exactly these
+        assert not re.search(rb"\{[{%#]", page)
+    html = MarkdownIt().render(_read(seeded, "sources/2405.00003.md"))
+    shown = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+    assert LIQUID_TITLE in shown and LIQUID_ABSTRACT in shown

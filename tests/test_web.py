@@ -6,10 +6,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import http.client
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +21,6 @@ from web_kb import (
     VLLM,
     built_kb,
     copy_kb,
-    free_port,
     mapped_kb,
     serving,
 )
@@ -231,6 +227,33 @@ def test_allowed_edits_are_post_with_the_page_token(kb: Path, tmp_path: Path) ->
     assert status == "open"
 
 
+def test_forms_carry_a_token_of_their_session_and_come_from_this_site(
+    kb: Path, tmp_path: Path
+) -> None:
+    root = copy_kb(kb, tmp_path / "kb")
+    gap = db(root).execute("SELECT id FROM gaps WHERE text = ?", (PROPOSED_GAP,)).fetchone()[0]
+    app = create_app(open_workspace(root), allow_edits=True)
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        page = c.get("/topic/serving/frontier")
+        cookie = page.headers["set-cookie"]
+        assert cookie.startswith("frontier_session=") and "HttpOnly" in cookie
+        assert "SameSite=Strict" in cookie and page.headers["cache-control"] == "no-store"
+        assert "cache-control" not in c.get("/claims").headers  # no token: cached as before
+        token = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert token
+        form = {"csrf": token.group(1)}
+        for foreign in ({"origin": "http://evil.example"}, {"sec-fetch-site": "cross-site"}):
+            refused = c.post(f"/gap/{gap}/accept", data=form, headers=foreign)
+            assert refused.status_code == 403 and "sent from another site" in refused.text
+        with TestClient(app, base_url="http://127.0.0.1") as other:
+            other.get("/")  # a session of its own
+            assert other.post(f"/gap/{gap}/accept", data=form).status_code == 403
+        assert c.get("/login").status_code == 404  # only a public server has one
+        same = {"origin": "null", "sec-fetch-site": "same-origin"}  # as a browser posts our forms
+        assert c.post(f"/gap/{gap}/accept", data=form, headers=same).status_code == 303
+    assert db(root).execute("SELECT status FROM gaps WHERE id = ?", (gap,)).fetchone()[0] == "open"
+
+
 def _raw_get(base: str, path: str, host: str | None = None) -> tuple[int, str]:
     """A GET with the path sent exactly as given (no client-side dot-segment clean-up)."""
     address = base.removeprefix("http://")
@@ -281,32 +304,10 @@ def test_the_server_answers_only_to_loopback_host_names(kb: Path) -> None:
         assert status == 400  # a DNS-rebinding page cannot read the KB
 
 
-def test_non_loopback_needs_public_and_warns(kb: Path) -> None:
+def test_non_loopback_needs_public(kb: Path) -> None:
     refused = run_cli("-w", str(kb), "serve", "--host", "0.0.0.0", "--port", "1")
     assert refused.code == 1
     assert "0.0.0.0 is not a loopback address" in refused.err and "--public" in refused.err
-    with serving(kb, "--host", "0.0.0.0", "--public") as base:
-        assert _raw_get(base, "/", host="kb.example")[0] == 200
-
-
-def test_public_serve_prints_a_warning(kb: Path) -> None:
-    port = free_port()
-    command = ["-w", str(kb), "serve", "--host", "0.0.0.0", "--public", "--port", str(port)]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "frontier", *command],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
-    try:
-        warning = proc.stderr.readline()  # type: ignore[union-attr]
-        out = proc.stdout.readline()  # type: ignore[union-attr]
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=10)
-    assert warning.startswith("warning: serving on 0.0.0.0") and "readable by anyone" in warning
-    assert f"at http://0.0.0.0:{port}/ (read-only)" in out
 
 
 def test_big_pages_are_cut_on_the_server_with_a_way_to_see_all(kb: Path) -> None:

@@ -11,8 +11,17 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from fake_openai import FakeOpenAI, Reply
-from helpers import REPO, run_cli
-from web_kb import HOSTILE_TITLE, VLLM, built_kb, copy_kb, mapped_kb, model_env, serving
+from helpers import REPO, db, run_cli
+from web_kb import (
+    HOSTILE_TITLE,
+    PROPOSED_GAP,
+    VLLM,
+    built_kb,
+    copy_kb,
+    mapped_kb,
+    model_env,
+    serving,
+)
 
 pytestmark = pytest.mark.slow
 playwright = pytest.importorskip("playwright.sync_api")
@@ -285,3 +294,41 @@ def test_digest_pages_through_the_server_and_the_site(
     reader.shot("18-site-digest")
     assert reader.dialogs == [], "no script from the data ran"
     assert reader.errors == [], "no console errors (CSP violations included)"
+
+
+def test_a_shared_server_logs_in_once_then_asks_and_edits(
+    kb: Path, browser: object, tmp_path: Path
+) -> None:
+    """A public server in a real browser: the login form, its cookie, then forms that pass the
+    origin checks as Chromium sends them (no referrer: `Origin: null`, `Sec-Fetch-Site`)."""
+    root = copy_kb(kb, tmp_path / "kb")
+    token_file = tmp_path / "token"
+    token_file.write_text("a-token-for-the-browser-test\n")
+    flags = ["--public", "--token-file", str(token_file), "--allow-edits"]
+    reader = Reader(browser)
+    page = reader.page
+    with (
+        FakeOpenAI([Reply(content=ANSWER)]) as model,
+        serving(root, *flags, env=model_env(model)) as base,
+    ):
+        page.goto(base + "/topic/serving/frontier")
+        assert reader.text("h1") == "Log in" and "Efficient Memory" not in page.content()
+        reader.shot("16-login")
+        page.fill("input[name=token]", "a-token-for-the-browser-test")
+        page.get_by_role("button", name="Log in").click()
+        assert page.url == base + "/topic/serving/frontier"
+        page.get_by_role("button", name="Accept").first.click()
+        assert page.url == base + "/topic/serving/frontier" and "shared server" in reader.text(
+            "footer"
+        )
+        page.get_by_role("link", name="Ask", exact=True).click()
+        page.fill("input[name=q]", "How does vLLM manage KV cache memory with paged attention?")
+        page.get_by_role("button", name="Ask").click()
+        page.wait_for_selector("#answer")
+        assert SAID in reader.text("#answer p.answer")
+        reader.shot("17-shared-ask")
+    # the one error is the browser noting the 401 that carried the login form
+    assert [error for error in reader.errors if "status of 401" not in error] == []
+    assert reader.dialogs == []
+    status = db(root).execute("SELECT status FROM gaps WHERE text = ?", (PROPOSED_GAP,))
+    assert status.fetchone()[0] == "open"

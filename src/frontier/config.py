@@ -213,6 +213,34 @@ class SiteSettings(_Section):
         return value if not value or value.endswith("/") else value + "/"
 
 
+class ServeSettings(_Section):
+    """How much `frontier serve` takes on at once, and how long it waits for a client (`[serve]`)."""
+
+    max_answers: int = Field(
+        default=0,
+        ge=0,
+        description="Answers the server writes at once, across all clients; 0 = llm.max_in_flight",
+    )
+    queue: int = Field(
+        default=0,
+        ge=0,
+        description="Answers that may wait for a place; beyond them a 503 with Retry-After",
+    )
+    header_timeout: float = Field(
+        default=10.0, gt=0, description="Seconds a client has to send a request's headers"
+    )
+    body_timeout: float = Field(
+        default=30.0, gt=0, description="Seconds a client has to send a request's body"
+    )
+    max_connections: int = Field(
+        default=64, ge=2, description="Open connections at most; a request beyond them gets a 503"
+    )
+
+    def answers(self, llm: LLMSettings) -> int:
+        """The admission limit: the configured one, else one per request the model takes."""
+        return self.max_answers or llm.max_in_flight
+
+
 class ResultsSettings(_Section):
     """How `frontier results` names systems, models and hardware (`[results]`)."""
 
@@ -254,6 +282,12 @@ class LLMSettings(_Section):
         description="Concurrent requests per endpoint; the embedded server has a slot for each",
     )
     timeout: float = Field(default=120.0, gt=0, description="Seconds to wait for one reply")
+    answer_deadline: float = Field(
+        default=120.0,
+        gt=0,
+        description="Seconds one answer of `ask` may take; then it ends with the sentences of "
+        "the sources that answer, found by code",
+    )
     max_retries: int = Field(default=4, ge=0, description="Retries on 429, 5xx, timeouts")
     context_size: int = Field(
         default=8192, ge=512, description="The model's context window in tokens"
@@ -309,6 +343,9 @@ class Settings(BaseSettings):
     results: ResultsSettings = Field(
         default_factory=ResultsSettings, description="Names the results table groups by"
     )
+    serve: ServeSettings = Field(
+        default_factory=ServeSettings, description="Limits of the web server"
+    )
 
     @model_validator(mode="after")
     def _routes_point_at_siblings(self) -> Settings:
@@ -340,6 +377,7 @@ _FILE_SECTIONS: dict[str, type[BaseModel]] = {
     "curate": CurateSettings,
     "cluster": ClusterSettings,
     "results": ResultsSettings,
+    "serve": ServeSettings,
 }
 _FILE_LISTS: dict[str, type[BaseModel]] = {"topics": Topic, "entities": Entity}
 

@@ -592,6 +592,11 @@ def print_answer(console: Console, answer: Answer, think: bool, many: bool) -> N
     plain(console, answer.text)
     if not answer.supported:
         return
+    if answer.deadline_passed:
+        console.print(
+            "[yellow]the model did not finish within llm.answer_deadline: shown are the "
+            "sentences of the sources that answer, found without it[/]"
+        )
     console.print("\nSources:")
     for source in answer.bundle.sources:
         mark = "*" if source.number in answer.cited else " "

@@ -36,8 +36,29 @@ def serve(
         "127.0.0.1"
     ),
     public: Annotated[
-        bool, typer.Option("--public", help="Allow a non-loopback --host (prints a warning).")
+        bool,
+        typer.Option(
+            "--public",
+            help="Share the server: every page needs an access token; allows a non-loopback "
+            "--host (prints a warning).",
+        ),
     ] = False,
+    allowed_hosts: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="With --public: a host name clients reach the server by (repeatable; needed "
+            "unless --host is loopback). Requests naming another host are refused.",
+        ),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            help="With --public: a file whose first line is the access token (else one is "
+            "made and printed).",
+        ),
+    ] = None,
     allow_edits: Annotated[
         bool,
         typer.Option("--allow-edits", help="Allow accepting or rejecting proposed gaps."),
@@ -48,11 +69,14 @@ def serve(
     from frontier.commands import web
 
     opts = options(ctx)
-    server = web.server(opts.workspace, host, port, public, allow_edits)
+    request = web.ServeRequest(
+        host, port, public, allow_edits, tuple(allowed_hosts or ()), token_file
+    )
+    server = web.server(opts.workspace, request)
     if public:
         output.warning(
-            f"serving on {escape(host)}: the KB is readable by anyone who can reach this address"
-            + (" and editable" if allow_edits else "")
+            f"serving on {escape(host)}: the KB is readable by anyone who can reach this address "
+            "and has the access token" + (", and editable" if allow_edits else "")
         )
     mode = "edits allowed" if allow_edits else "read-only"
     shown = f"[{host}]" if ":" in host else host
@@ -60,6 +84,13 @@ def serve(
         f"Serving {server.ws.root} at http://{shown}:{port}/ ({mode}); Ctrl-C stops.",
         soft_wrap=True,
     )
+    if server.token_generated:
+        opts.console.print(
+            f"Access token: {server.token} (give it on the login page, or send "
+            "'Authorization: Bearer TOKEN'; it lasts as long as this server)",
+            soft_wrap=True,
+            markup=False,
+        )
     opts.console.file.flush()
     web.serve(server)
 

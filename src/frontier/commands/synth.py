@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,7 @@ def ask(workspace: Path | None, request: AskRequest) -> list[Answer]:
                 "supported": sum(a.supported for a in answers),
                 "removed_citations": sum(len(a.removed) for a in answers),
                 "removed_sentences": sum(len(a.dropped) for a in answers),
+                "deadline_passed": sum(a.deadline_passed for a in answers),
             }
     if failed is not None:
         raise failed
@@ -117,6 +119,7 @@ async def _answer_all(
                 bundle,
                 preset=request.preset,
                 think=think,
+                deadline=time.monotonic() + settings.llm.answer_deadline,
             )
             save_answer(conn, answer, run.id, request.topic or "", request.preset)
             answers.append(answer)

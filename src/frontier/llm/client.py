@@ -20,10 +20,11 @@ from pydantic import BaseModel, ValidationError
 
 from frontier.config import LLMSettings
 from frontier.llm.backends import detect_backend, response_format, split_reasoning, thinking_params
+from frontier.llm.deadline import cancel_reason
 from frontier.llm.embedded import EmbeddedServer, shared_embedded
 from frontier.llm.ledger import cache_get, cache_key, cache_put, record_call
 from frontier.llm.records import ChatResult, LLMFailure, Structured, Usage
-from frontier.llm.router import Endpoint, Router
+from frontier.llm.router import Endpoint, shared_router
 from frontier.llm.streaming import StreamedReply, read_usage
 
 T = TypeVar("T", bound=BaseModel)
@@ -81,7 +82,7 @@ class LLM:
         urls = configured_urls(settings)
         self.embedded: EmbeddedServer | None = None if urls else shared_embedded(settings)
         self.backend = EMBEDDED if self.embedded else detect_backend(urls[0], settings.backend)
-        self.router = Router(urls or [EMBEDDED])
+        self.router = shared_router(urls or [EMBEDDED])
         self._clients: dict[str, openai.AsyncOpenAI] = {}
         self._model = settings.model or (self.embedded.model_name if self.embedded else "")
         self._model_lock = asyncio.Lock()
@@ -164,6 +165,9 @@ class LLM:
         except LLMFailure as failure:
             self._record_failure(call, failure)
             raise
+        except asyncio.CancelledError:
+            self._record_failure(call, LLMFailure("cancelled", cancel_reason()))
+            raise
         outcome, error = "ok", ""
         if check is not None:
             try:
@@ -221,7 +225,7 @@ class LLM:
             self._record_failure(call, failure)
             raise
         except (asyncio.CancelledError, GeneratorExit):
-            gone = LLMFailure("cancelled", "the reader went away", details={"attempts": attempts})
+            gone = LLMFailure("cancelled", cancel_reason(), details={"attempts": attempts})
             self._record_failure(call, gone)
             raise
         label = self.endpoint_label() if self.embedded else endpoint
@@ -320,8 +324,14 @@ class LLM:
                 response = await client.chat.completions.create(**kwargs)
                 self.router.succeeded(endpoint)
                 return read(response, endpoint), attempt + 1
-            except openai.APITimeoutError:
+            except openai.APITimeoutError as exc:
                 kind, last = "timeout", f"no answer within {self.settings.timeout:g} s"
+                if self.embedded is not None:
+                    # llama-server may still be writing the reply the client gave up on: sent
+                    # again, the request would wait behind it and the answer take twice as long
+                    raise LLMFailure(
+                        kind, last, details={"attempts": attempt + 1, "endpoint": endpoint.url}
+                    ) from exc
             except openai.APIConnectionError as exc:
                 kind, last = "error", f"connection failed: {exc.__cause__ or exc}"
             except openai.RateLimitError as exc:

@@ -1,4 +1,5 @@
-"""Several endpoints for one model: send to the least busy; set aside one that keeps failing."""
+"""Several endpoints for one model: send to the least busy; set aside one that keeps failing.
+A process keeps one router per set of endpoints, so every client in it sees the same load."""
 
 from __future__ import annotations
 
@@ -47,3 +48,15 @@ class Router:
             endpoint.set_aside_until = time.monotonic() + pause
             endpoint.times_set_aside += 1
             endpoint.consecutive_failures = 0
+
+
+_shared: dict[tuple[str, ...], Router] = {}
+
+
+def shared_router(urls: list[str]) -> Router:
+    """The process's router for these endpoints: the requests of every client of the process
+    (each answer of a server has one) count towards the same endpoint's load."""
+    key = tuple(dict.fromkeys(urls))
+    if key not in _shared:
+        _shared[key] = Router(list(key))
+    return _shared[key]

@@ -13,6 +13,9 @@ from frontier.store.kb import KB, Claim, EntityInfo, Item, Paper
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|$~])")
 _HTML_ENTITY = re.compile(r"&(?=#?\w+;)")
+# a brace that opens a template tag ({{ }}, {% %}, {# #}): site generators that run Liquid
+# (Jekyll, GitHub Pages) or Jinja over markdown would evaluate text from papers
+_TEMPLATE_OPENING = re.compile(r"\{(?=[{%#])")
 _LIST_NUMBER = re.compile(r"^(\d+)([.)])")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 _STANCE_MARK = re.compile(r"\((supports|challenges)\)\s*$", re.IGNORECASE)
@@ -21,9 +24,11 @@ INDEX = "index.md"
 
 
 def text(value: object) -> str:
-    """One line of literal text: whitespace collapsed, markdown and HTML syntax escaped."""
+    """One line of literal text: whitespace collapsed, markdown and HTML syntax escaped, and no
+    template tag left to open (the brace becomes `&#123;`, which every markdown viewer shows as
+    `{`)."""
     out = _SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
-    return _HTML_ENTITY.sub(r"\\&", out)
+    return _TEMPLATE_OPENING.sub("&#123;", _HTML_ENTITY.sub(r"\\&", out))
 
 
 def para(value: object) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from frontier.curate.support import content_stems
 from frontier.llm.client import LLM
+from frontier.llm.deadline import DeadlinePassed, before, stream_before
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import ChatResult
 from frontier.store.queries import page_texts
@@ -66,6 +67,7 @@ class Answer:
     thinking: bool = False
     seconds: float = 0.0  # the model call's wall time
     cost_usd: float = 0.0  # its tokens at the configured prices
+    deadline_passed: bool = False  # the model did not finish in time: the answering sentences alone
 
     def to_dict(self) -> dict[str, object]:
         usage = self.result.usage if self.result else None
@@ -96,6 +98,7 @@ class Answer:
             "reasoning": self.result.reasoning if self.result else "",
             "usage": usage.__dict__ if usage else {},
             "thinking": self.thinking,
+            "deadline_passed": self.deadline_passed,
             "seconds": round(self.seconds, 2),
             "cost_usd": self.cost_usd,
         }
@@ -202,21 +205,30 @@ async def answer_over(
     *,
     preset: str = "",
     think: bool = False,
+    deadline: float | None = None,
 ) -> Answer:
-    """Ask over a fixed bundle: the bundle comes first in the prompt so follow-ups reuse it."""
+    """Ask over a fixed bundle: the bundle comes first in the prompt so follow-ups reuse it.
+    Past the `deadline` (a `time.monotonic()` value) the call is cancelled and the answer is
+    the answering sentences alone."""
     if not bundle.sources:
         return Answer(question, NO_SUPPORT, bundle, supported=False)
     prompt = prompt_for(preset)
     answering = answering_sentences(bundle, question)
     messages = _messages(prompt, field_name, question, bundle, answering)
     started = time.perf_counter()
-    result = await llm.chat(
+    call = llm.chat(
         messages,
         purpose=f"ask:{preset or 'answer'}",
         prompt_version=prompt.tag,
         think=think,
         max_tokens=_reply_tokens(llm, preset, think),
     )
+    try:
+        result = await before(deadline, call)
+    except DeadlinePassed:
+        answer = at_deadline(question, bundle, answering, prompt.tag)
+        answer.thinking, answer.seconds = think, time.perf_counter() - started
+        return answer
     answer = _checked(question, bundle, result, prompt.tag, answering)
     answer.thinking, answer.seconds = think, time.perf_counter() - started
     answer.cost_usd = _cost(llm, result)
@@ -240,9 +252,16 @@ def _reply_tokens(llm: LLM, preset: str, think: bool) -> int:
 
 
 async def stream_answer(
-    llm: LLM, field_name: str, question: str, bundle: Bundle, *, preset: str = ""
+    llm: LLM,
+    field_name: str,
+    question: str,
+    bundle: Bundle,
+    *,
+    preset: str = "",
+    deadline: float | None = None,
 ) -> AsyncIterator[str | Answer]:
-    """`answer_over` streamed: the text as the model writes it, then the checked Answer."""
+    """`answer_over` streamed: the text as the model writes it, then the checked Answer (past
+    the deadline, the answering sentences alone)."""
     if not bundle.sources:
         yield Answer(question, NO_SUPPORT, bundle, supported=False)
         return
@@ -250,16 +269,35 @@ async def stream_answer(
     answering = answering_sentences(bundle, question)
     messages = _messages(prompt, field_name, question, bundle, answering)
     purpose = f"ask:{preset or 'answer'}"
-    async for item in llm.chat_stream(
+    stream = llm.chat_stream(
         messages,
         purpose=purpose,
         prompt_version=prompt.tag,
         max_tokens=_reply_tokens(llm, preset, False),
-    ):
-        if isinstance(item, str):
-            yield item
-        else:
-            yield _checked(question, bundle, item, prompt.tag, answering)
+    )
+    try:
+        async for item in stream_before(deadline, stream):
+            if isinstance(item, str):
+                yield item
+            else:
+                yield _checked(question, bundle, item, prompt.tag, answering)
+    except DeadlinePassed:
+        yield at_deadline(question, bundle, answering, prompt.tag)
+
+
+def at_deadline(question: str, bundle: Bundle, answering: list[Answering], tag: str) -> Answer:
+    """The answer of a model that did not finish in time: what code found, none of its text."""
+    check = check_citations(quote_lines(answering), bundle.numbers())
+    return Answer(
+        question,
+        check.text,
+        bundle,
+        True,
+        check.cited,
+        prompt_tag=tag,
+        answering=answering,
+        deadline_passed=True,
+    )
 
 
 def _messages(

@@ -1,4 +1,5 @@
-"""The local web server: Starlette routes over the store, read-only unless edits are allowed."""
+"""The web server: Starlette routes over the store, read-only unless edits are allowed; local
+by default, shared behind an access token with `--public` (see `access`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -22,8 +23,11 @@ from frontier.store.queries import page_text
 from frontier.store.status import StatusError, gap_topic, move_gap
 from frontier.synthesize.retrieve import search_papers
 from frontier.web import digest_views, results_views, synthesis_views, views
+from frontier.web.access import Access, Sharing
 from frontier.web.asking import AskPage
 from frontier.web.links import STATIC_FILES, Links
+from frontier.web.login import LoginPage
+from frontier.web.numbers import number, path_number, query_number
 from frontier.web.pages import PAGES
 from frontier.web.server_state import ServerState, usage_rows
 from frontier.workspace import Workspace
@@ -32,8 +36,7 @@ SEARCH_LIMIT = 20
 MAX_BODY_BYTES = 64 * 1024  # a question and a token: no form of ours needs more
 # the biggest pages are cut on the server (the static site has them whole)
 ENTRIES_SHOWN, CLAIMS_SHOWN, RESULTS_SHOWN = 200, 500, 1000
-LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
-_PAGE_OF_PAPER = re.compile(r"^(?P<id>.+)/page/(?P<n>\d{1,6})$")
+_PAGE_OF_PAPER = re.compile(r"^(?P<id>.+)/page/(?P<n>[^/]*)$")
 _TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 SECURITY_HEADERS = [
     (
@@ -78,8 +81,10 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers", [])).get(b"content-length", b"0")
-        too_large = int(declared) > MAX_BODY_BYTES if declared.isdigit() else False
+        declared = dict(scope.get("headers", [])).get(b"content-length", b"0").decode("latin-1")
+        size = number(declared)
+        # digits too many to read are a length far beyond the limit; other text is ignored
+        too_large = (size or 0) > MAX_BODY_BYTES or (size is None and declared.isdigit())
         received = 0
 
         async def counted() -> Message:
@@ -108,17 +113,21 @@ def _static_assets() -> dict[str, tuple[bytes, str]]:
 class WebApp:
     """Request handlers over one workspace; each request reads through its own connection."""
 
-    def __init__(self, ws: Workspace, allow_edits: bool) -> None:
-        self.state = ServerState(ws, allow_edits)
+    def __init__(self, ws: Workspace, allow_edits: bool, sharing: Sharing | None = None) -> None:
+        self.state = ServerState(ws, allow_edits, sharing)
         self.ws = ws
         self.assets = _static_assets()
         self.asking = AskPage(self.state)
+        self.logging_in = LoginPage(self.state)
         # every handler reads and renders through the state the ask page shares
         self.reading = self.state.reading
         self.page = self.state.page
 
     async def ask(self, request: Request) -> Response:
         return await self.asking.ask(request)
+
+    async def login(self, request: Request) -> Response:
+        return await self.logging_in.login(request)
 
     def topics(self, request: Request) -> Response:
         with self.reading() as (_conn, ctx):
@@ -140,15 +149,16 @@ class WebApp:
             found = _PAGE_OF_PAPER.match(rest)
             if found is None:
                 return self.page(views.paper_view(ctx, rest, page_count(conn, rest)), ctx)
-            paper_id, number = found["id"], int(found["n"])
-            claim = request.query_params.get("claim", "")
+            paper_id = found["id"]
+            page = path_number(found["n"], f"page of {paper_id}")
+            claim = query_number(request.query_params, "claim")
             view = views.page_text_view(
                 ctx,
                 paper_id,
-                number,
-                page_text(conn, paper_id, number),
+                page,
+                page_text(conn, paper_id, page),
                 page_count(conn, paper_id),
-                int(claim) if claim.isdigit() else None,
+                claim,
             )
             return self.page(view, ctx)
 
@@ -190,7 +200,8 @@ class WebApp:
 
     def one_map(self, request: Request) -> Response:
         with self.reading() as (conn, ctx):
-            row = synthesis_views.stored_map(conn, request.path_params["map_id"])
+            map_id = path_number(request.path_params["map_id"], "research map")
+            row = synthesis_views.stored_map(conn, map_id)
             return self.page(synthesis_views.map_view(ctx, row), ctx)
 
     def digests(self, request: Request) -> Response:
@@ -203,10 +214,11 @@ class WebApp:
             return self.page(view, ctx)
 
     def feed(self, request: Request) -> Response:
-        """The Atom feed of the digests, its links absolute on this server."""
+        """The Atom feed of the digests, its links absolute on this server: at the address it is
+        shared at, never one a request names (on loopback, the request's own)."""
         from frontier.web.feed import atom_feed
 
-        links = Links(base=str(request.base_url))
+        links = Links(base=self.state.sharing.base_url or str(request.base_url))
         with self.reading() as (conn, _ctx):
             xml = atom_feed(conn, self.ws.settings, links)
         return Response(xml, media_type="application/atom+xml; charset=utf-8")
@@ -229,11 +241,10 @@ class WebApp:
         form = parse_qs((await request.body()).decode("utf-8", "replace"))
         if not self.state.token_matches(form.get("csrf", [""])[0]):
             raise HTTPException(403, "The form is stale: reload the page and try again.")
-        gap_id, action = request.path_params["gap_id"], request.path_params["action"]
+        gap_id = path_number(request.path_params["gap_id"], "gap")
+        action = request.path_params["action"]
         if action not in ("accept", "reject"):
             raise views.NotFound(f"No action '{action}' on gaps.")
-        if gap_id > synthesis_views.MAX_ROW_ID:
-            raise views.NotFound(f"No gap {gap_id}.")
         try:
             with contextlib.closing(self.ws.connect()) as conn:
                 move_gap(conn, gap_id, action)
@@ -252,13 +263,16 @@ class WebApp:
         ]
 
     def error(self, request: Request, exc: Exception) -> Response:
-        if isinstance(exc, views.NotFound):
-            status, message = 404, str(exc)
-        elif isinstance(exc, HTTPException):
-            status, message = exc.status_code, exc.detail
-        else:
-            status, message = 500, "Something went wrong."
+        return self.error_page(*_status_of(exc))
+
+    def gone(self, request: Request, exc: Exception) -> Response:
+        """The client left (or was cut off) while its request was read: nobody to answer."""
+        return Response(status_code=400)
+
+    def error_page(self, status: int, message: str) -> Response:
         titles = {
+            400: "Bad request",
+            401: "Log in",
             403: "Not allowed",
             404: "Not found",
             405: "Not allowed",
@@ -269,25 +283,43 @@ class WebApp:
         return self.page(view, None, status)
 
 
+def _status_of(exc: Exception) -> tuple[int, str]:
+    """The status and the one line an error page shows for an exception."""
+    if isinstance(exc, views.NotFound):
+        return 404, str(exc)
+    if isinstance(exc, HTTPException):
+        return exc.status_code, exc.detail
+    return 500, "Something went wrong."
+
+
 def create_app(
     ws: Workspace,
     allow_edits: bool = False,
-    public: bool = False,
+    sharing: Sharing | None = None,
     extra_routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
-    """The ASGI app; `extra_routes` is where more pages plug in."""
-    web = WebApp(ws, allow_edits)
-    hosts = ["*"] if public else LOOPBACK_HOSTS
+    """The ASGI app; `extra_routes` is where more pages plug in. Without `sharing` it serves
+    loopback clients only."""
+    web = WebApp(ws, allow_edits, sharing)
+    state = web.state
     return Starlette(
         routes=[*extra_routes, *web.routes()],
         middleware=[
             Middleware(SecurityHeaders),
             Middleware(BodyLimit),
-            Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
+            Middleware(TrustedHostMiddleware, allowed_hosts=state.sharing.hosts()),
+            Middleware(
+                Access,
+                sharing=state.sharing,
+                sessions=state.sessions,
+                login=web.logging_in.form,
+                refuse=web.error_page,
+            ),
         ],
         exception_handlers={
             views.NotFound: web.error,
             HTTPException: web.error,
+            ClientDisconnect: web.gone,
             Exception: web.error,  # the last line of defence: a page, never a stack trace
         },
     )

@@ -1,6 +1,8 @@
 """The ask page: a question answered from the KB, streamed as chunked HTML while the model
 writes, then the checked answer. The only page that writes: the call's ledger row, its cache
-entry, its run and the answer (`asks`), through a connection of its own; the KB is unchanged."""
+entry, its run and the answer (`asks`), through a connection of its own; the KB is unchanged.
+An answer needs a place in the server's admission (else a 503 saying the server is busy) and
+ends by its deadline, with the answering sentences alone when the model has not finished."""
 
 from __future__ import annotations
 
@@ -14,7 +16,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
+from frontier.llm.admission import Busy, Ticket
 from frontier.llm.client import LLM
 from frontier.llm.records import LLMFailure
 from frontier.store.browse import read_only
@@ -56,15 +60,34 @@ class AskPage:
         if error:
             return self._form(form, error, 400)
         head, tail = self._render(form, asking=True).split(ANSWER_SLOT)
-        stream = self._answer(form["q"], form.get("topic", ""), form.get("preset", ""))
-        return StreamingResponse(_framed(head, stream, tail), media_type="text/html")
+        try:
+            ticket = self.state.admission.enter()
+        except Busy as busy:
+            return self._busy(form, busy)
+        stream = self._answer(ticket, form["q"], form.get("topic", ""), form.get("preset", ""))
+        return AdmittedAnswer(ticket, _framed(head, stream, tail), media_type="text/html")
 
     def _render(self, form: dict[str, str], error: str = "", asking: bool = False) -> str:
         with self.state.reading() as (_conn, ctx):
             return self.state.html(ask_view(ctx, form, error, asking), ctx)
 
-    def _form(self, form: dict[str, str], error: str, status: int = 200) -> Response:
-        return HTMLResponse(self._render(form, error), status_code=status)
+    def _form(
+        self,
+        form: dict[str, str],
+        error: str,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> Response:
+        headers = {"cache-control": "no-store", **(headers or {})}  # the page holds a form token
+        return HTMLResponse(self._render(form, error), status_code=status, headers=headers)
+
+    def _busy(self, form: dict[str, str], busy: Busy) -> Response:
+        """503: the form again, saying the server is busy and when to try again."""
+        message = (
+            f"The server is busy: it is writing {busy.working} answer(s), as many as it takes at "
+            f"once. Try again in {busy.retry_after} s."
+        )
+        return self._form(form, message, 503, {"retry-after": str(busy.retry_after)})
 
     def _invalid(self, form: dict[str, str]) -> str:
         slugs = [t.slug for t in self.state.ws.settings.topics]
@@ -76,8 +99,16 @@ class AskPage:
             return "Ask a question, or choose a preset."
         return ""
 
-    async def _answer(self, question: str, topic: str, preset: str) -> AsyncIterator[str]:
-        """The draft as the model writes it, then the checked answer; stored like the CLI's."""
+    async def _answer(
+        self, ticket: Ticket, question: str, topic: str, preset: str
+    ) -> AsyncIterator[str]:
+        """The draft as the model writes it, then the checked answer; stored like the CLI's.
+        A queued answer waits for its place first, no longer than its deadline."""
+        if not await ticket.wait():
+            yield self._fragment(
+                {"failure": "the server stayed busy for as long as an answer may take"}
+            )
+            return
         ws = self.state.ws
         with (
             contextlib.closing(ws.connect()) as conn,
@@ -90,7 +121,12 @@ class AskPage:
                 outcome: Answer | LLMFailure | None = None
                 try:
                     async for item in stream_answer(
-                        llm, ws.settings.field.name, question, bundle, preset=preset
+                        llm,
+                        ws.settings.field.name,
+                        question,
+                        bundle,
+                        preset=preset,
+                        deadline=ticket.deadline,
                     ):
                         if isinstance(item, Answer):
                             outcome = item
@@ -117,7 +153,9 @@ class AskPage:
         run.summary = {"questions": 1, "supported": int(outcome.supported)}
         run.summary["removed_citations"] = len(outcome.removed)
         run.summary["removed_sentences"] = len(outcome.dropped)
-        return self._fragment(answer_data(outcome) | {"failure": ""})
+        run.summary["deadline_passed"] = int(outcome.deadline_passed)
+        deadline = self.state.ws.settings.llm.answer_deadline
+        return self._fragment(answer_data(outcome) | {"failure": "", "deadline": deadline})
 
     def _bundle(self, query: str, topic: str, preset: str, llm: LLM) -> Bundle:
         with contextlib.closing(read_only(self.state.ws.db_path)) as conn:
@@ -127,6 +165,21 @@ class AskPage:
     def _fragment(self, data: dict[str, object]) -> str:
         template = environment().get_template("answer.html")
         return template.render({"url": Links().url, **data})
+
+
+class AdmittedAnswer(StreamingResponse):
+    """The streamed answer, its place in the admission released however the response ends (it
+    may never start streaming when the client leaves at once)."""
+
+    def __init__(self, ticket: Ticket, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.ticket = ticket
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.ticket.release()
 
 
 async def _framed(head: str, body: AsyncIterator[str], tail: str) -> AsyncIterator[str]:

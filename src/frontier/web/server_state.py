@@ -1,10 +1,10 @@
 """What every request of one server shares: the workspace, the KB loaded once per change of the
-store, the embedding model loaded once, the form token; and how a page is read and rendered."""
+store, the embedding model loaded once, how far it is shared and its sessions, the admission of
+answers; and how a page is read and rendered."""
 
 from __future__ import annotations
 
 import contextlib
-import secrets
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -13,11 +13,13 @@ from typing import Any
 from starlette.responses import HTMLResponse
 
 from frontier.config import LLMSettings
+from frontier.llm.admission import Admission
 from frontier.llm.embeddings import Embedder, EmbeddingError, load_embedder
 from frontier.render.common import Context
 from frontier.store.browse import cost, read_only, run_starts
 from frontier.store.kb import load_kb
 from frontier.store.llm_calls import usage_totals
+from frontier.web.access import Sessions, Sharing, current_session
 from frontier.web.links import Links
 from frontier.web.templating import render
 from frontier.web.views import View
@@ -75,17 +77,27 @@ class SharedEmbedder:
 class ServerState:
     """One workspace served: what its request handlers share."""
 
-    def __init__(self, ws: Workspace, allow_edits: bool) -> None:
+    def __init__(self, ws: Workspace, allow_edits: bool, sharing: Sharing | None = None) -> None:
         self.ws = ws
         self.allow_edits = allow_edits
-        self.csrf = secrets.token_urlsafe(24)
+        self.sharing = sharing or Sharing()
+        self.sessions = Sessions()
         self.cache = KBCache(ws)
         self.embedder = SharedEmbedder()
+        settings = ws.settings
+        # one limit for every answer the process writes, whichever client asked
+        self.admission = Admission(
+            settings.serve.answers(settings.llm), settings.serve.queue, settings.llm.answer_deadline
+        )
+
+    def form_token(self) -> str:
+        """The form token of the request's session ('' for a request without one)."""
+        session = current_session()
+        return self.sessions.form_token(session) if session else ""
 
     def token_matches(self, given: str) -> bool:
-        """Whether a form carries this server's token (compared as bytes: a form may send any
-        text, and comparing non-ASCII strings in constant time is not supported)."""
-        return secrets.compare_digest(given.encode("utf-8", "replace"), self.csrf.encode())
+        """Whether a form carries the token of the request's session."""
+        return self.sessions.token_matches(given, current_session(), self.sharing.public)
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[tuple[sqlite3.Connection, Context]]:
@@ -96,11 +108,23 @@ class ServerState:
         finally:
             conn.close()
 
-    def html(self, view: View, ctx: Context | None) -> str:
-        return render(view, ctx, Links(), allow_edits=self.allow_edits, csrf=self.csrf)
+    def html(self, view: View, ctx: Context | None, **extra: Any) -> str:
+        shared = {"allow_edits": self.allow_edits, "shared": self.sharing.public}
+        return render(view, ctx, Links(), **shared, csrf=self.form_token(), **extra)
 
-    def page(self, view: View, ctx: Context | None, status: int = 200) -> HTMLResponse:
-        return HTMLResponse(self.html(view, ctx), status_code=status)
+    def page(
+        self,
+        view: View,
+        ctx: Context | None,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> HTMLResponse:
+        """The page; one that carries a form token is kept by no cache."""
+        html, token = self.html(view, ctx), self.form_token()
+        headers = dict(headers or {})
+        if token and token in html:
+            headers["cache-control"] = "no-store"
+        return HTMLResponse(html, status_code=status, headers=headers)
 
 
 def usage_rows(

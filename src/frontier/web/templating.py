@@ -45,6 +45,7 @@ def render(view: View, ctx: Context | None, links: Links | VaultLinks, **extra: 
         "field_name": ctx.settings.field.name if ctx else "frontier",
         "topic_title": ctx.topic_title if ctx else str,
         "allow_edits": False,
+        "shared": False,
         "csrf": "",
         **extra,
         **view.data,

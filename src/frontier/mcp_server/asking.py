@@ -5,6 +5,7 @@ through a connection of its own; the KB is unchanged."""
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import Annotated
 
 import anyio.to_thread
@@ -50,9 +51,12 @@ class Asker:
         ):
             async with LLM(ws.settings.llm, conn, run_id=run.id, command="ask") as llm:
                 budget = budget_for(llm)
+                deadline = time.monotonic() + ws.settings.llm.answer_deadline
                 bundle = await anyio.to_thread.run_sync(self._bundle, question, topic, budget)
                 try:
-                    answer = await answer_over(llm, ws.settings.field.name, question, bundle)
+                    answer = await answer_over(
+                        llm, ws.settings.field.name, question, bundle, deadline=deadline
+                    )
                 except LLMFailure as failure:
                     run.status, run.summary = "failed", {"error": str(failure)}
                     raise ToolError(f"the model gave no answer: {failure}") from None

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import sqlite3
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,7 +18,6 @@ from frontier.render.digest_page import digest_page, digest_path
 from frontier.render.sources import source_page
 from frontier.render.topics import topic_page
 from frontier.store import digests
-from frontier.store.browse import read_only
 from frontier.store.kb import Relation, load_items
 from frontier.store.listing import claims_data, items_data, untracked_gaps
 from frontier.store.queries import page_text, paper_detail
@@ -46,14 +44,9 @@ class KBReader:
         self.cache = KBCache(ws)
         self.embedder = SharedEmbedder()
 
-    @contextlib.contextmanager
-    def reading(self) -> Iterator[tuple[sqlite3.Connection, Context]]:
+    def reading(self) -> contextlib.AbstractContextManager[tuple[sqlite3.Connection, Context]]:
         """A read-only connection for one call and the KB as of now."""
-        conn = read_only(self.ws.db_path)
-        try:
-            yield conn, self.cache.context(conn)
-        finally:
-            conn.close()
+        return self.cache.reading()
 
     def check_topic(self, topic: str | None) -> str | None:
         """The topic slug, or a tool error naming the known ones."""

@@ -46,6 +46,15 @@ class KBCache:
             parts += [stat.st_mtime_ns, stat.st_size]
         return tuple(parts)
 
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[tuple[sqlite3.Connection, Context]]:
+        """A read-only connection and the KB as of now, for one request or one call."""
+        conn = read_only(self.ws.db_path)
+        try:
+            yield conn, self.context(conn)
+        finally:
+            conn.close()
+
     def context(self, conn: sqlite3.Connection) -> Context:
         with self._lock:
             key = self._stamp()
@@ -99,14 +108,9 @@ class ServerState:
         """Whether a form carries the token of the request's session."""
         return self.sessions.token_matches(given, current_session(), self.sharing.public)
 
-    @contextlib.contextmanager
-    def reading(self) -> Iterator[tuple[sqlite3.Connection, Context]]:
+    def reading(self) -> contextlib.AbstractContextManager[tuple[sqlite3.Connection, Context]]:
         """A read-only connection for one request and the KB as of now."""
-        conn = read_only(self.ws.db_path)
-        try:
-            yield conn, self.cache.context(conn)
-        finally:
-            conn.close()
+        return self.cache.reading()
 
     def html(self, view: View, ctx: Context | None, **extra: Any) -> str:
         shared = {"allow_edits": self.allow_edits, "shared": self.sharing.public}

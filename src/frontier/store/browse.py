@@ -59,7 +59,8 @@ def map_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 def map_row(conn: sqlite3.Connection, map_id: int) -> sqlite3.Row | None:
     """One stored map with its content and bundle, or None."""
-    return conn.execute("SELECT * FROM maps WHERE id = ?", (map_id,)).fetchone()
+    row: sqlite3.Row | None = conn.execute("SELECT * FROM maps WHERE id = ?", (map_id,)).fetchone()
+    return row
 
 
 def cost(row: dict[str, Any], prices: LLMSettings) -> float:

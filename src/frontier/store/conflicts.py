@@ -4,6 +4,7 @@ far, and which claims have been paired already."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 
 from frontier.store.db import now, transaction
 
@@ -81,7 +82,7 @@ def set_later_measurements(conn: sqlite3.Connection, conflict_id: int, later: st
 
 
 def add_conflict(
-    conn: sqlite3.Connection, topic: str, text: str, claim_key: str, evidence: dict[str, object]
+    conn: sqlite3.Connection, topic: str, text: str, claim_key: str, evidence: Mapping[str, object]
 ) -> None:
     """An open conflict found in the claims (kept when already there) and the pair behind it;
     `evidence` holds every column of EVIDENCE_COLUMNS."""

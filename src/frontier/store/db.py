@@ -55,7 +55,8 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 def _migration_files() -> list[tuple[str, str]]:
     folder = resources.files(_MIGRATIONS_PACKAGE)
     files = sorted(
-        p for p in folder.iterdir() if p.name.startswith("m") and p.name.endswith(".sql")
+        (p for p in folder.iterdir() if p.name.startswith("m") and p.name.endswith(".sql")),
+        key=lambda p: p.name,
     )
     return [(p.name.removesuffix(".sql"), p.read_text(encoding="utf-8")) for p in files]
 

@@ -11,7 +11,6 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -37,14 +36,15 @@ class ChunkMatrix:
         return len(self.chunk_ids)
 
 
-_LOADED: dict[tuple[str, str], tuple[tuple[int, int], object]] = {}
+_LOADED: dict[tuple[str, str], tuple[Stamp, ChunkMatrix | ChunkIndex]] = {}
 
 
 def _db_key(conn: sqlite3.Connection) -> str:
     return database_file(conn) or f"memory:{id(conn)}"
 
 
-class Stamp(NamedTuple):
+@dataclass(frozen=True)
+class Stamp:
     """Which vectors are stored: the change counter (moves on with every insert or delete), and
     the count and highest chunk id of the model's vectors."""
 
@@ -193,8 +193,9 @@ class ChunkIndex:
         from usearch.index import Index
 
         self.path, self.model = path, model
-        self.index = Index(ndim=dim, metric="cos", dtype="f16", connectivity=16)
-        self.index.expansion_search = _EXPANSION
+        self.index = Index(
+            ndim=dim, metric="cos", dtype="f16", connectivity=16, expansion_search=_EXPANSION
+        )
         self.meta: dict[str, int] = {"count": 0, "max_chunk_id": 0}
 
     def __len__(self) -> int:

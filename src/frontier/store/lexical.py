@@ -18,9 +18,12 @@ import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from frontier.store.db import index_folder, transaction
+
+if TYPE_CHECKING:
+    import tantivy
 
 TITLE_WEIGHT, ABSTRACT_WEIGHT = 8.0, 2.0
 # FTS5 up to here: beyond, its p95 over a field's vocabulary passes ~50 ms on 2 cores
@@ -78,7 +81,7 @@ def index_in_use(
 
 
 @functools.cache
-def _analyzer() -> Any:
+def _analyzer() -> tantivy.TextAnalyzer:
     import tantivy
 
     return (
@@ -184,7 +187,7 @@ class LexicalIndex:
         writer.wait_merging_threads()
         self.index.reload()
 
-    def _document(self, row: tuple) -> object:  # type: ignore[type-arg]
+    def _document(self, row: tuple[Any, ...]) -> tantivy.Document:
         import tantivy
 
         values = dict(zip(self.corpus.fields, row[1:], strict=True))

@@ -62,7 +62,9 @@ def find_existing(
     probes.append(("id", new_paper_id(record, content_hash)))
     for column, value in probes:
         if value:
-            row = conn.execute(f"SELECT * FROM papers WHERE {column} = ?", (value,)).fetchone()
+            row: sqlite3.Row | None = conn.execute(
+                f"SELECT * FROM papers WHERE {column} = ?", (value,)
+            ).fetchone()
             if row is not None:
                 return row
     return None

@@ -10,7 +10,9 @@ from frontier.store.db import now, transaction
 
 
 def counts(conn: sqlite3.Connection) -> dict[str, int]:
-    one = lambda sql: int(conn.execute(sql).fetchone()[0])  # noqa: E731
+    def one(sql: str) -> int:
+        return int(conn.execute(sql).fetchone()[0])
+
     return {
         "papers": one("SELECT COUNT(*) FROM papers"),
         "with_full_text": one("SELECT COUNT(*) FROM papers WHERE status = 'fulltext'"),

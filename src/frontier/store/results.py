@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from frontier.store.db import transaction
@@ -29,6 +29,7 @@ class ResultClaim:
     hardware: str
     page: int | None
     quote: str
+    _: KW_ONLY  # _result_claim passes the columns it converts by name
     verified: bool
     headline: bool
     date: str = ""  # the paper's, YYYY-MM-DD or shorter; "" when unknown
@@ -90,6 +91,7 @@ class ResultKeys:
     form: str | None
     start: float | None
     finish: float | None
+    _: KW_ONLY  # _keys passes the columns it converts by name
     baselines: tuple[str, ...]
     models: tuple[str, ...]
     hardware: tuple[str, ...]

@@ -128,7 +128,7 @@ def own_work_sentences(
     title (page None for the abstract and the title), unless it is a `provisional` stand-in
     made of the abstract's opening words: background, not the paper's own work."""
     names = system_names(title, abstract)
-    units = [(s, None) for s in sentences_of(plain_math(abstract))]
+    units: list[tuple[str, int | None]] = [(s, None) for s in sentences_of(plain_math(abstract))]
     units += [(s, n) for n, text in pages for s in sentences_of(plain_math(text))]
     found = [(s, p) for s, p in units if is_prose(s) and is_own_work(s, names)]
     # the title last: a sentence of the paper is the better evidence when it holds as much

@@ -159,7 +159,10 @@ def gate(claim: Claim, own_names: list[str] | None = None) -> Claim:
     if not reads_as_prose(claim.quote):
         return replace(claim, metric="", baseline="", model_name="", hardware="", direction="")
     quote = normalize(claim.quote)
-    on_quote = lambda text: bool(text) and normalize(text) in quote  # noqa: E731
+
+    def on_quote(text: str) -> bool:
+        return bool(text) and normalize(text) in quote
+
     metric_ok = (
         on_quote(claim.metric)
         and not _IDENTIFIER.fullmatch(claim.metric)

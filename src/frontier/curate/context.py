@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
 from rich.console import Console
@@ -16,6 +16,10 @@ from frontier.curate.scope import ScopeLine
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder
 from frontier.llm.pool import run_bounded
+from frontier.llm.records import LLMFailure
+
+I = TypeVar("I")  # noqa: E741
+R = TypeVar("R")
 
 
 # repr=False: asyncio.run formats the repr of the task's result (this context) when it restores
@@ -44,6 +48,6 @@ class Context:
         self.counts[key] = self.counts.get(key, 0) + by
 
     async def bounded(
-        self, items: list[Any], work: Callable[[Any], Awaitable[Any]], label: str
-    ) -> list[Any]:
+        self, items: Sequence[I], work: Callable[[I], Awaitable[R]], label: str
+    ) -> list[R | LLMFailure]:
         return await run_bounded(items, work, self.settings.llm.max_in_flight, label, self.console)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -123,8 +124,8 @@ def contribution_sentences(title: str, abstract: str) -> str:
 def _with_explanation(text: str, sentences: list[str], i: int) -> str:
     """The next sentence too when it explains the first ('It …', 'The key idea …')."""
     follow = sentences[i + 1] if i + 1 < len(sentences) else ""
-    explains = re.match(r"(?:It|This|Our|The (?:key|core|main) idea)\b", follow)
-    explains = explains and not propose(follow)
+    opens = re.match(r"(?:It|This|Our|The (?:key|core|main) idea)\b", follow)
+    explains = opens is not None and not propose(follow)
     return f"{text} {follow}" if explains and len(text) + len(follow) <= 420 else text
 
 
@@ -217,7 +218,9 @@ def why_it_matters(relations: list[Relation], names: dict[str, str]) -> str:
     return "Why it matters here: " + text[0].lower() + text[1:] + "."
 
 
-async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: dict) -> WhatItIs:
+async def what_it_is(
+    llm: LLM, prompt: Prompt, field: str, topic: str, paper: dict[str, Any]
+) -> WhatItIs:
     """The model's sentences when they pass the check, else the abstract's contribution."""
     title, abstract = paper["title"], paper["abstract"] or ""
     if abstract:
@@ -238,6 +241,8 @@ async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: di
     return WhatItIs(contribution_sentences(title, abstract), QUOTED)
 
 
-def entry_text(what: WhatItIs, claims: list[Claim], relations: list[Relation], names: dict) -> str:
+def entry_text(
+    what: WhatItIs, claims: list[Claim], relations: list[Relation], names: dict[str, str]
+) -> str:
     parts = [what.text, headline_numbers(claims), why_it_matters(relations, names)]
     return " ".join(p for p in parts if p)

@@ -77,7 +77,7 @@ def paper_sentences(
     paper is their subject ("We evaluate LLaMA [52] ...", not "X [7] is orthogonal to our
     work")."""
     kinds_by_page = kinds_by_page or {}
-    found = [(s, None) for s in sentences_of(plain_math(abstract))]
+    found: list[tuple[str, int | None]] = [(s, None) for s in sentences_of(plain_math(abstract))]
     found += [
         (s, number)
         for number, text in pages

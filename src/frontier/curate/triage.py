@@ -11,9 +11,9 @@ filed under a topic's name (a Zotero collection or tag) goes to that topic."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, create_model
@@ -238,12 +238,25 @@ def shortlist(
     return near, destinations
 
 
-def triage_schema(lines: list[ScopeLine], destinations: list[str]) -> type[BaseModel]:
+class TriageVerdict(BaseModel):
+    """The model's answer; `triage_schema` narrows the first two fields to the choices offered."""
+
+    destination: str
+    scope_line: int
+    reason: str = Field(max_length=240)
+
+
+def _one_of(values: Iterable[object]) -> Any:
+    """A Literal of values known only at run time: a type for pydantic, not for the checker."""
+    return Literal[tuple(values)]
+
+
+def triage_schema(lines: list[ScopeLine], destinations: list[str]) -> type[TriageVerdict]:
     return create_model(
         "TriageVerdict",
-        destination=(Literal[tuple(destinations)], ...),  # type: ignore[valid-type]
-        scope_line=(Literal[tuple(range(1, len(lines) + 1))], ...),  # type: ignore[valid-type]
-        reason=(str, Field(max_length=240)),
+        __base__=TriageVerdict,
+        destination=(_one_of(destinations), ...),
+        scope_line=(_one_of(range(1, len(lines) + 1)), ...),
     )
 
 
@@ -264,10 +277,10 @@ async def decide_by_llm(
         schema, messages, purpose="triage", prompt_version=prompt.tag, max_tokens=320
     )
     verdict = answer.value
-    line = near[verdict.scope_line - 1]  # type: ignore[attr-defined]
-    chosen = OUT_OF_FIELD if verdict.destination == OUT_LABEL else verdict.destination  # type: ignore[attr-defined]
+    line = near[verdict.scope_line - 1]
+    chosen = OUT_OF_FIELD if verdict.destination == OUT_LABEL else verdict.destination
     destination = consistent_destination(chosen, line)
-    said = checked_reason(verdict.reason, title, abstract)  # type: ignore[attr-defined]
+    said = checked_reason(verdict.reason, title, abstract)
     reason = f"{said or 'chosen by the model'} (scope line: {line.describe()})"
     return Decision(destination, "llm", reason, line.text, 0.0, answer.result.model, prompt.tag)
 

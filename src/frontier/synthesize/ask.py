@@ -411,7 +411,7 @@ def bundle_of_ask(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, Bu
     if found is None:
         return None
     found_id, stored = found
-    sources = []
+    sources: list[Source] = []
     for item in json.loads(stored):
         chunk_ids = list(item["chunk_ids"])
         texts = chunk_texts(conn, chunk_ids)

@@ -139,9 +139,9 @@ def ground_answer(text: str, bundle: Bundle, question: str, quotes: bool = False
     if quotes:
         return grounded
     if not cited_numbers(grounded.text) and REFUSAL not in grounded.text.lower():
-        quotes = closest_sentences(bundle, question)
-        if quotes:
-            grounded.text = "\n\n".join(filter(None, [grounded.text, quotes]))
+        closest = closest_sentences(bundle, question)
+        if closest:
+            grounded.text = "\n\n".join(filter(None, [grounded.text, closest]))
             grounded.quoted = True
     return grounded
 
@@ -578,7 +578,8 @@ def _values(token: str) -> list[Decimal]:
 def _is_given(value: Decimal, given: set[Decimal] | frozenset[Decimal]) -> bool:
     if value in given:
         return True
-    places = max(0, -value.as_tuple().exponent)  # type: ignore[operator]
+    exponent = value.as_tuple().exponent  # an int: the values are read from digits
+    places = max(0, -exponent) if isinstance(exponent, int) else 0
     return any(round(number, places) == value for number in given)
 
 

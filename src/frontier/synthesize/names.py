@@ -211,6 +211,6 @@ def name_table(
         _add(families, canonical, spellings, replace=False, bare=False)
     for entity in entities:
         _add(aliases, entity.name, (entity.slug, *entity.aliases), replace=False, bare=True)
-    for canonical, spellings in (user_aliases or {}).items():
-        _add(aliases, canonical, spellings, replace=True, bare=False)
+    for canonical, theirs in (user_aliases or {}).items():
+        _add(aliases, canonical, theirs, replace=True, bare=False)
     return NameTable(aliases, families)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
-from typing import Any
 
 from frontier.curate.context import Context
 from frontier.curate.earned import close_gate, open_gate
@@ -21,6 +19,9 @@ from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
 from frontier.store import curation as store
 from frontier.store.claims import Claim, claims_of
+
+# a paper, a topic of it, its verified claims and relations there, and the entry's key
+_Job = tuple[sqlite3.Row, str, list[Claim], list[Relation], str]
 
 
 def verified_claims(conn: sqlite3.Connection, paper_id: str) -> list[Claim]:
@@ -42,7 +43,7 @@ def relations_for_entry(conn: sqlite3.Connection, paper_id: str, topic: str) -> 
 
 def entry_key(
     prompt_tag: str,
-    paper: Mapping[str, Any],
+    paper: sqlite3.Row,
     topic: str,
     claims: list[Claim],
     relations: list[Relation],
@@ -65,7 +66,7 @@ def entry_key(
 async def entries_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     prompt = load_prompt("entry")
     names = entity_names(ctx.conn)
-    jobs = []
+    jobs: list[_Job] = []
     for paper in papers:
         claims = verified_claims(ctx.conn, paper["id"])
         for topic in store.topics_of(ctx.conn, paper["id"]):
@@ -76,7 +77,7 @@ async def entries_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
 
     gate = await open_gate(ctx, "entry", prompt.tag, "quoting the abstract")
 
-    async def work(job: tuple) -> WhatItIs:  # type: ignore[type-arg]
+    async def work(job: _Job) -> WhatItIs:
         paper, topic, *_ = job
         if not paper["abstract"] or not gate.asks():
             return WhatItIs(contribution_sentences(paper["title"], paper["abstract"] or ""), QUOTED)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from frontier.config import Settings
 from frontier.curate.addresses import (
@@ -63,12 +61,12 @@ def relations_base_key(
 
 
 def relations_key(
-    base: str, paper: Mapping[str, Any], topics: list[str], pages: list[tuple[int, str]]
+    base: str, paper: sqlite3.Row, topics: list[str], pages: list[tuple[int, str]]
 ) -> str:
     return store.digest(base, paper["title"], paper["abstract"], topics, store.digest(pages))
 
 
-def relations_quick_key(base: str, paper: Mapping[str, Any], topics: list[str]) -> str:
+def relations_quick_key(base: str, paper: sqlite3.Row, topics: list[str]) -> str:
     """The relations key with the paper's text version in place of its pages."""
     return store.digest(base, paper["title"], paper["abstract"], topics, paper["text_version"])
 

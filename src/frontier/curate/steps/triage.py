@@ -26,6 +26,9 @@ from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
 from frontier.store import curation as store
 
+# a paper as the store gives it, or its columns in a mapping (as the synthetic KB builder has them)
+PaperColumns = sqlite3.Row | Mapping[str, Any]
+
 
 def _gap_vectors(ctx: Context, rows: list[sqlite3.Row]) -> np.ndarray:
     return ctx.embed([row["text"] for row in rows])
@@ -41,7 +44,7 @@ def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
     )
 
 
-def triage_key(scope_key: str, paper: Mapping[str, Any], topics: Sequence[Topic] = ()) -> str:
+def triage_key(scope_key: str, paper: PaperColumns, topics: Sequence[Topic] = ()) -> str:
     """What one decision depends on; the topic the user filed the paper under only when there is
     one, so that no other paper's decision is redone."""
     hint = hinted_topic(_filed_under(paper), topics)
@@ -55,7 +58,7 @@ def triage_key(scope_key: str, paper: Mapping[str, Any], topics: Sequence[Topic]
     )
 
 
-def _filed_under(paper: Mapping[str, Any]) -> list[str]:
+def _filed_under(paper: PaperColumns) -> list[str]:
     keys = paper.keys() if hasattr(paper, "keys") else ()
     collection = paper["collection"] if "collection" in keys else None
     tags = json.loads(paper["categories"] or "[]") if "categories" in keys else []

@@ -11,6 +11,7 @@ from frontier.intake.jobs import PdfJob
 from frontier.intake.report import Entry
 from frontier.sources.readers import (
     BATCH,
+    ReaderKind,
     ReadFile,
     ReadOptions,
     folder_reader_for,
@@ -18,6 +19,8 @@ from frontier.sources.readers import (
     suffixes_read,
 )
 from frontier.sources.records import RecordError, SourceRecord, printable
+
+_PDF: tuple[ReaderKind, ...] = ("pdf",)
 
 
 @dataclass
@@ -83,9 +86,7 @@ def _add_folder(
         read_folder = reader.read_folder
         _add_records(plan, path, lambda folder: read_folder(folder, options))
         return
-    found = sorted(
-        p for p in path.rglob("*") if p.is_file() and reader_for(p, ("pdf",)) is not None
-    )
+    found = sorted(p for p in path.rglob("*") if p.is_file() and reader_for(p, _PDF) is not None)
     if not found:
         plan.problems.append(
             Entry(shown(path), "rejected", "folder holds no PDF files", code="empty_folder")

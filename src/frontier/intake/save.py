@@ -16,6 +16,7 @@ from frontier.sources.records import (
     MAX_ABSTRACT,
     MAX_REF,
     MAX_TITLE,
+    DocKind,
     SourceRecord,
     latest_date,
     sanitize,
@@ -27,7 +28,7 @@ from frontier.store.queries import record_outcome
 def record_for_pdf(extracted: ExtractedPdf, given: SourceRecord | None, item: str) -> SourceRecord:
     """Metadata for a PDF: what its source said, completed by what its first page prints."""
     read = _first_page_facts(extracted)
-    kind = "slides" if extracted.kind == "slides" else "paper"
+    kind: DocKind = "slides" if extracted.kind == "slides" else "paper"
     if given is not None:
         replaced = given.title_provisional and bool(read["title"])
         update = {
@@ -135,7 +136,7 @@ def _note(
     warnings: list[str],
     digest: str | None,
 ) -> Entry:
-    outcome = saved.outcome
+    outcome: str = saved.outcome
     message = saved.message
     if outcome == "stored" and warnings:
         outcome, message = "warning", f"{message}; warning: {'; '.join(warnings)}"

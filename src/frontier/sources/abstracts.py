@@ -28,7 +28,8 @@ _PROVISIONAL_WORDS = 14
 def _blocks(text: str) -> list[tuple[int, str]]:
     """The blocks of text between blank lines, each with the number of its first line."""
     blocks: list[tuple[int, str]] = []
-    start, lines = 0, []
+    start = 0
+    lines: list[str] = []
     for number, line in enumerate([*text.split("\n"), ""], start=1):
         if line.strip():
             start, lines = start or number, [*lines, line]

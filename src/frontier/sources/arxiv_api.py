@@ -9,10 +9,11 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import arxiv
 import requests
+from arxiv import Result
 from arxiv._feed import FeedHeader, ParsedFeed
 from lxml import etree
 from pydantic import BaseModel, Field, ValidationError, model_validator
@@ -33,6 +34,8 @@ _NS = {
 _C1 = re.compile("[\x80-\x9f]")
 USER_AGENT = "frontier/0.1 (research knowledge base)"
 _TIMEOUT = (10.0, 120.0)  # connect, read seconds
+# what requests takes as a timeout: seconds for both, or (connect, read), None meaning no limit
+_Timeout = float | tuple[float | None, float | None] | None
 _FIRST_DAY = dt.date(1991, 1, 1)  # before the first arXiv submission
 _RETRYABLE_4XX = {408, 429}
 _throttle_lock = threading.Lock()
@@ -117,7 +120,7 @@ def _run(
     """Run a search with a configured client, turning every failure into ArxivError."""
     client = _make_client(settings, source_ref)
     try:
-        yield from client.results(search)
+        yield from client.records(search)
     except ArxivError:
         raise
     except Exception as exc:
@@ -139,6 +142,10 @@ class _Client(arxiv.Client):
         self.settings = settings
         self.source_ref = source_ref
 
+    def records(self, search: arxiv.Search) -> Iterator[SourceRecord | RecordError]:
+        """The search's entries, each as `read_feed` made it from its page."""
+        return cast(Iterator[SourceRecord | RecordError], self.results(search))
+
     def _parse_feed(self, url: str, first_page: bool = True, _try_index: int = 0) -> ParsedFeed:
         for attempt in range(_try_index, self.num_retries + 1):
             try:
@@ -153,13 +160,14 @@ class _Client(arxiv.Client):
         if response.status_code != requests.codes.ok:
             raise arxiv.HTTPError(url, attempt, response.status_code)
         total, items = read_feed(response.content, self.settings, self.source_ref)
-        feed = ParsedFeed(header=FeedHeader(total_results=total), results=items)  # type: ignore[arg-type]
+        # our records ride where the client expects its own results (see `records`)
+        feed = ParsedFeed(header=FeedHeader(total_results=total), results=cast(list[Result], items))
         if not items and not first_page:
             raise arxiv.UnexpectedEmptyPageError(url, attempt, feed)
         return feed
 
 
-def _make_client(settings: ArxivSettings, source_ref: str) -> arxiv.Client:
+def _make_client(settings: ArxivSettings, source_ref: str) -> _Client:
     """An arxiv client pointed at settings.api_url, with timeouts and error checks."""
     client = _Client(settings, source_ref)
     client.query_url_format = settings.api_url + "?{}"
@@ -176,12 +184,19 @@ class _ApiAdapter(HTTPAdapter):
         super().__init__()
         self.delay_seconds = delay_seconds
 
-    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
+    def send(
+        self,
+        request: requests.PreparedRequest,
+        stream: bool = False,
+        timeout: _Timeout = None,
+        verify: bool | str = True,
+        cert: str | tuple[str, str] | None = None,
+        proxies: dict[str, str] | None = None,
+    ) -> requests.Response:
         """Send one request; read errors become ConnectionError so the client retries them."""
-        kwargs["timeout"] = kwargs.get("timeout") or _TIMEOUT
         _wait_politely(self.delay_seconds)
         try:
-            response = super().send(request, **kwargs)
+            response = super().send(request, stream, timeout or _TIMEOUT, verify, cert, proxies)
             _ = response.content
         except (requests.Timeout, requests.exceptions.ChunkedEncodingError) as exc:
             raise requests.ConnectionError(f"{type(exc).__name__}: {exc}") from exc
@@ -290,10 +305,10 @@ def _entry_record(
     if not parsed:
         return RecordError(ref, f"id: not an arXiv id: {printable(entry_id[:60])!r}")
     try:
-        fields = {
-            name: _atom_date(entry.findtext(f"atom:{name}", namespaces=_NS), name)
+        published, updated = (
+            _atom_date(entry.findtext(f"atom:{name}", namespaces=_NS), name)
             for name in ("published", "updated")
-        }
+        )
         doi = entry.findtext("arxiv:doi", namespaces=_NS)
         categories = [c.get("term") for c in entry.iterfind("atom:category", _NS)]
         authors = [
@@ -312,7 +327,8 @@ def _entry_record(
             abstract=_text(entry, "atom:summary") or None,
             pdf_url=settings.pdf_url_template.format(id=short_id),
             url=f"https://arxiv.org/abs/{short_id}",
-            **fields,
+            published=published,
+            updated=updated,
         )
     except RecordError as exc:
         return RecordError(ref, exc.reason)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import bibtexparser
+from bibtexparser.entrypoint import parse_string
 from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
@@ -90,8 +90,9 @@ def _text(value: object) -> str | None:
 def _name(value: object) -> str:
     """An author as exports give one: a string, or an object with a name (CSL: family, given)."""
     if isinstance(value, dict):
-        if isinstance(value.get("name"), str):
-            return value["name"]
+        name = value.get("name")
+        if isinstance(name, str):
+            return name
         parts = [value.get("given"), value.get("family")]
         if all(isinstance(p, str | None) for p in parts) and any(parts):
             return " ".join(p for p in parts if p)
@@ -373,7 +374,7 @@ def read_bibtex(path: Path) -> Iterator[SourceRecord | RecordError]:
     """Every entry of a BibTeX file; bytes that are not UTF-8 fail the field that holds them."""
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # failures are reported here
     text = path.read_bytes().decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
-    library = bibtexparser.parse_string(text)
+    library = parse_string(text)
     for block in library.failed_blocks:
         yield _failed_block(path, block)
     for entry in library.entries:

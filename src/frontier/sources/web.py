@@ -18,6 +18,7 @@ import trafilatura
 from charset_normalizer import from_bytes
 from lxml.html import HtmlElement
 from pydantic import AfterValidator, BaseModel, ValidationError
+from trafilatura.settings import Document
 
 from frontier.sources.abstracts import provisional_title
 from frontier.sources.local import parse_date
@@ -147,14 +148,19 @@ def _drop_extra_articles(tree: HtmlElement, title: str | None) -> None:
 
 def _drop_link_teasers(tree: HtmlElement, page_url: str | None) -> None:
     """Drop 'Read more: <headline of another article on this site>' paragraphs."""
-    for para in [p for p in tree.iter("p") if len(p.findall(".//a")) == 1]:
-        link = para.find(".//a")
+    for para, link in _paragraphs_with_one_link(tree):
         text, anchor = _norm(para.text_content()), _norm(link.text_content())
         label = text[: -len(anchor)].strip() if anchor and text.endswith(anchor) else ""
         target = _host(urljoin(page_url or "", link.get("href") or ""))
         short_label = label.endswith(":") and len(label.split()) <= 5
         if short_label and len(anchor.split()) >= 4 and target in (None, _host(page_url)):
             para.drop_tree()
+
+
+def _paragraphs_with_one_link(tree: HtmlElement) -> list[tuple[HtmlElement, HtmlElement]]:
+    """Each paragraph that holds exactly one link, with that link."""
+    found = [(p, p.findall(".//a")) for p in tree.iter("p")]
+    return [(p, links[0]) for p, links in found if len(links) == 1]
 
 
 def _drop_link_boxes(tree: HtmlElement) -> None:
@@ -209,7 +215,9 @@ def _no_text_reason(tree: HtmlElement, text: str) -> str | None:
 
 def _clean_title(title: str | None, site: str | None) -> str | None:
     """Strip a ' | Site' or 'Site | ' decoration from a page title."""
-    for sep in (" | ", " - ", " – ", " — ", " :: ") if title and site else ():
+    if not title or not site:
+        return title
+    for sep in (" | ", " - ", " – ", " — ", " :: "):
         parts = [p.strip() for p in title.split(sep)]
         if len(parts) == 2 and site.lower() in (parts[0].lower(), parts[1].lower()):
             return parts[1] if parts[0].lower() == site.lower() else parts[0]
@@ -240,7 +248,7 @@ def extract_article(data: bytes | str, url: str | None = None) -> Article:
     _drop_link_teasers(tree, url or meta.url)
     _drop_link_boxes(tree)
     doc = trafilatura.bare_extraction(tree, url=url, include_comments=False, include_tables=True)
-    text = _tidy_text(doc.text or "") if doc is not None else ""
+    text = _tidy_text(doc.text or "") if isinstance(doc, Document) else ""
     json_body = max(_jsonld_bodies(tree), key=len, default="")
     if len(json_body) >= 2 * MIN_TEXT_CHARS and len(json_body) > 2 * len(text):
         text = _tidy_text(json_body)  # article text shipped as data for client-side rendering
@@ -261,19 +269,19 @@ def article_record(
 ) -> SourceRecord:
     """Map an extracted article onto the common SourceRecord shape; an article without a title
     gets a provisional one from its opening words, with a warning."""
-    made = {}
-    if article.title is None:
-        made = {
-            "title": sanitize(provisional_title(" ".join(article.text.split())), MAX_TITLE),
-            "title_provisional": True,
-            "warnings": ["no title: a provisional one was made from the text"],
-        }
+    provisional = article.title is None
+    title = article.title
+    if title is None:
+        title = sanitize(provisional_title(" ".join(article.text.split())), MAX_TITLE)
+    warnings = ["no title: a provisional one was made from the text"] if provisional else []
     try:
         return SourceRecord(
             source=source,
             source_ref=source_ref,
             kind="article",
-            **({"title": article.title} | made),
+            title=title,
+            title_provisional=provisional,
+            warnings=warnings,
             authors=[a.strip() for a in (article.author or "").split(";") if a.strip()],
             site=article.site,
             published=article.date,

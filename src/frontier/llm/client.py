@@ -40,7 +40,7 @@ def configured_urls(settings: LLMSettings) -> list[str]:
 
 
 def _backoff(attempt: int) -> float:
-    return min(_BACKOFF_MAX_S, _BACKOFF_BASE_S * 2**attempt) * (0.5 + random.random())
+    return min(_BACKOFF_MAX_S, _BACKOFF_BASE_S * 2.0**attempt) * (0.5 + random.random())
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -382,17 +382,20 @@ class LLM:
             # strict=False: small models put raw newlines inside strings; the meaning is intact
             return schema.model_validate(json.loads(_json_part(content), strict=False))
 
-        common = {
-            "purpose": purpose,
-            "prompt_version": prompt_version,
-            "think": think,
-            "max_tokens": max_tokens,
-            "schema": json_schema,
-            "schema_name": schema.__name__,
-            "check": parse,
-        }
+        async def ask(conversation: list[dict[str, Any]], label: str) -> ChatResult:
+            return await self.chat(
+                conversation,
+                purpose=label,
+                prompt_version=prompt_version,
+                think=think,
+                max_tokens=max_tokens,
+                schema=json_schema,
+                schema_name=schema.__name__,
+                check=parse,
+            )
+
         try:
-            result = await self.chat(messages, **common)  # type: ignore[arg-type]
+            result = await ask(messages, purpose)
         except LLMFailure as failure:
             if failure.kind != "invalid":
                 raise
@@ -401,9 +404,8 @@ class LLM:
                 {"role": "assistant", "content": failure.raw},
                 {"role": "user", "content": _repair_request(failure.message)},
             ]
-            common["purpose"] = f"{purpose}:repair"
             try:
-                result = await self.chat(repair, **common)  # type: ignore[arg-type]
+                result = await ask(repair, f"{purpose}:repair")
             except LLMFailure as second:
                 second.purpose = purpose
                 raise

@@ -69,7 +69,8 @@ def _require(module: str, requirement: str) -> Any:
 def _normalise(rows: np.ndarray) -> np.ndarray:
     """Scale rows to unit L2 norm (zero rows stay zero)."""
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    return (rows / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+    scaled: np.ndarray = rows / np.maximum(norms, 1e-12)
+    return scaled.astype(np.float32, copy=False)
 
 
 class OnnxMiniLM:

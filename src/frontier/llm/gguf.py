@@ -46,8 +46,16 @@ def _read(handle: BinaryIO, fmt: str) -> object:
     return struct.unpack(fmt, data)[0]
 
 
+def _integer(handle: BinaryIO, fmt: str) -> int:
+    """A length, count or type id: read with an unsigned integer code."""
+    value = _read(handle, fmt)
+    if not isinstance(value, int):
+        raise GGUFError(f"expected an integer ({fmt}) in the header")
+    return value
+
+
 def _string(handle: BinaryIO) -> str:
-    length = int(_read(handle, "<Q"))  # type: ignore[arg-type]
+    length = _integer(handle, "<Q")
     return handle.read(length).decode("utf-8", errors="replace")
 
 
@@ -57,8 +65,8 @@ def _value(handle: BinaryIO, kind: int, keep: bool) -> object:
     if kind == _STRING:
         return _string(handle)
     if kind == _ARRAY:
-        item_kind = int(_read(handle, "<I"))  # type: ignore[arg-type]
-        count = int(_read(handle, "<Q"))  # type: ignore[arg-type]
+        item_kind = _integer(handle, "<I")
+        count = _integer(handle, "<Q")
         if item_kind in _SCALARS and not keep:
             handle.seek(struct.calcsize(_SCALARS[item_kind]) * count, 1)
             return None
@@ -74,11 +82,11 @@ def read_gguf_info(path: Path) -> GGUFInfo:
                 raise GGUFError(f"{path}: not a GGUF file")
             _read(handle, "<I")  # version
             _read(handle, "<Q")  # tensor count
-            count = int(_read(handle, "<Q"))  # type: ignore[arg-type]
+            count = _integer(handle, "<Q")
             meta: dict[str, object] = {}
             for _ in range(count):
                 key = _string(handle)
-                kind = int(_read(handle, "<I"))  # type: ignore[arg-type]
+                kind = _integer(handle, "<I")
                 meta[key] = _value(handle, kind, keep=not key.startswith("tokenizer.ggml."))
     except OSError as exc:
         raise GGUFError(f"{path}: cannot read ({exc.strerror})") from exc
@@ -88,6 +96,6 @@ def read_gguf_info(path: Path) -> GGUFInfo:
         path=path,
         name=str(meta.get("general.name", path.stem)),
         architecture=arch,
-        context_length=int(context) if isinstance(context, int) else None,  # type: ignore[arg-type]
+        context_length=int(context) if isinstance(context, int) else None,
         has_chat_template="tokenizer.chat_template" in meta,
     )

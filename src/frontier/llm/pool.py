@@ -8,7 +8,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from frontier.llm.records import LLMFailure
 
@@ -37,13 +44,13 @@ async def run_bounded(
         transient=True,
     )
 
-    async def one(index: int, item: I, task: object) -> None:
+    async def one(index: int, item: I, task: TaskID) -> None:
         async with gate:
             try:
                 results[index] = await work(item)
             except LLMFailure as failure:
                 results[index] = failure
-            progress.advance(task)  # type: ignore[arg-type]
+            progress.advance(task)
 
     with progress:
         task = progress.add_task(description, total=len(items))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from typer.core import TyperGroup
@@ -21,13 +21,17 @@ from frontier.errors import (
     FrontierError,
 )
 
+if TYPE_CHECKING:
+    # typer carries its own copy of click, whose Context its groups are invoked with
+    from typer._click import Context as ClickContext
+
 GROUPS = (intake, pipeline, kb, synth, web, llm)
 
 
 class FrontierGroup(TyperGroup):
     """The main command group; the one place a command's failure becomes its exit code."""
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: ClickContext) -> Any:
         try:
             return super().invoke(ctx)
         except FrontierError as exc:

@@ -623,14 +623,15 @@ def print_thinking_compared(console: Console, answers: list[Answer]) -> None:
     for column in ("", "off", "on"):
         table.add_column(column, justify="right" if column else "left")
     off, on = answers[0], answers[-1]
-    for label, value in (
+    measures: tuple[tuple[str, Callable[[Answer], str]], ...] = (
         ("prompt tokens", lambda a: f"{_usage(a).prompt_tokens:,}"),
         ("completion tokens", lambda a: f"{_usage(a).completion_tokens:,}"),
         ("reasoning tokens", lambda a: f"{_usage(a).reasoning_tokens:,}"),
         ("seconds", lambda a: f"{a.seconds:.1f}"),
         ("cost (USD)", lambda a: f"{a.cost_usd:.4f}"),
         ("sentences removed", lambda a: str(len(a.dropped))),
-    ):
+    )
+    for label, value in measures:
         table.add_row(label, value(off), value(on))
     console.print(table)
     extra = _usage(on).completion_tokens - _usage(off).completion_tokens

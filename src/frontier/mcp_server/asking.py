@@ -77,14 +77,17 @@ class Asker:
 
 def answer_record(answer: Answer) -> records.Answer:
     data = answer.to_dict()
-    return records.Answer(
-        ask_id=answer.ask_id,
-        question=answer.question,
-        answer=answer.text,
-        supported=answer.supported,
-        answering_sentences=data["answering_sentences"],
-        sources=data["sources"],
-        removed_citations=answer.removed,
-        dropped_sentences=data["dropped_sentences"],
-        model=str(data["model"]),
+    # validated from the dict: the sentences and sources are dicts the nested records read
+    return records.Answer.model_validate(
+        {
+            "ask_id": answer.ask_id,
+            "question": answer.question,
+            "answer": answer.text,
+            "supported": answer.supported,
+            "answering_sentences": data["answering_sentences"],
+            "sources": data["sources"],
+            "removed_citations": answer.removed,
+            "dropped_sentences": data["dropped_sentences"],
+            "model": str(data["model"]),
+        }
     )

@@ -78,7 +78,9 @@ class KBReader:
         return records.SearchResult(
             query=query,
             topic=topic,
-            hits=[records.SearchHit(paper_id=h.id, **h.to_dict()) for h in hits],
+            hits=[
+                records.SearchHit.model_validate({"paper_id": h.id, **h.to_dict()}) for h in hits
+            ],
         )
 
     def show(
@@ -98,8 +100,8 @@ class KBReader:
             raise ToolError(f"paper '{paper_id}' has no page {page} (it has {detail['n_pages']})")
         fields = {name: detail.get(name) for name in records.Paper.model_fields}
         sections = [records.Section(**s) for s in detail["sections"]]
-        return records.Paper(
-            **fields
+        return records.Paper.model_validate(
+            fields
             | {"paper_id": paper_id, "sections": sections, "page": page, "page_text": text}
             | {"resource": paper_uri(paper_id)}
         )

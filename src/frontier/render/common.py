@@ -9,7 +9,9 @@ from dataclasses import dataclass
 
 from frontier.config import Settings
 from frontier.curate.entry import phrase_claim
-from frontier.store.kb import KB, Claim, EntityInfo, Item, Paper
+from frontier.store.claims import Claim
+from frontier.store.kb import KB, EntityInfo, Item, Paper
+from frontier.store.results import ResultClaim
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|$~])")
 _HTML_ENTITY = re.compile(r"&(?=#?\w+;)")
@@ -89,7 +91,7 @@ def entity_path(slug: str) -> str:
     return f"entities/{safe_name(slug)}.md"
 
 
-def value_with_unit(claim: Claim) -> str:
+def value_with_unit(claim: Claim | ResultClaim) -> str:
     """The value as printed; claims typed before values kept their unit get it appended."""
     unit = claim.unit.strip()
     if not unit or not claim.value_text[-1:].isdigit():  # typed claims keep the unit as printed

@@ -22,7 +22,7 @@ from frontier.render.digest import WITH_EVIDENCE, Digest, ItemNews, NewEntry, Pe
 from frontier.render.digest import relation_label as label
 from frontier.render.topics import bearing_line, conflict_evidence, entry_block
 from frontier.store.digests import StoredDigest, stored_digests
-from frontier.store.kb import Relation
+from frontier.store.kb import Paper, Relation
 
 DIGESTS_DIR = "digests"
 _BLANK_RUNS = re.compile(r"\n{3,}")  # sections open with a blank line, blocks end with one
@@ -106,7 +106,7 @@ def _relation_line(ctx: Context, here: str, relation: Relation) -> str:
 
 
 def _papers(
-    ctx: Context, here: str, heading: str, papers: list, with_reason: bool = False
+    ctx: Context, here: str, heading: str, papers: list[Paper], with_reason: bool = False
 ) -> list[str]:
     if not papers:
         return []

@@ -19,7 +19,8 @@ from frontier.render.common import (
     text,
     value_with_unit,
 )
-from frontier.store.kb import Claim, EntityInfo, Entry, Paper, Relation
+from frontier.store.claims import Claim
+from frontier.store.kb import EntityInfo, Entry, Paper, Relation
 
 CLAIM_HEADERS = [
     "",

@@ -187,9 +187,9 @@ def conflict_evidence(ctx: Context, here: str, found: ConflictEvidence) -> list[
     if found.later:
         lines += ["Later papers measuring this setting:", ""]
         for item in found.later:
-            page = f", p. {item['page']}" if item.get("page") else ""
+            on_page = f", p. {item['page']}" if item.get("page") else ""
             lines.append(
-                f"- {ctx.dated_paper(str(item['paper_id']), here)}{page}: "
+                f"- {ctx.dated_paper(str(item['paper_id']), here)}{on_page}: "
                 f"{text(item['value'])} — “{text(item['quote'])}”"
             )
         lines.append("")

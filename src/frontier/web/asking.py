@@ -24,7 +24,6 @@ from frontier.llm.records import LLMFailure
 from frontier.store.browse import read_only
 from frontier.store.runs import RunOutcome, recorded_run
 from frontier.synthesize.ask import (
-    PRESETS,
     Answer,
     budget_for,
     build_bundle,
@@ -32,6 +31,7 @@ from frontier.synthesize.ask import (
     stream_answer,
 )
 from frontier.synthesize.bundle import Bundle
+from frontier.synthesize.presets import PRESETS
 from frontier.synthesize.retrieve import Retriever
 from frontier.synthesize.topic_query import topic_query
 from frontier.web.links import Links

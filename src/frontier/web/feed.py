@@ -48,7 +48,8 @@ def atom_feed(conn: sqlite3.Connection, settings: Settings, links: Links | Vault
         entry.summary(" · ".join(data["summary"]))
         view = View("digest_feed.html", data["title"], {"d": data})
         entry.content(render(view, data["ctx"], links), type="html")
-    return feed.atom_str(pretty=True).decode("utf-8")
+    atom: bytes = feed.atom_str(pretty=True)
+    return atom.decode("utf-8")
 
 
 def vault_feed(conn: sqlite3.Connection, settings: Settings) -> str:

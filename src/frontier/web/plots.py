@@ -12,7 +12,7 @@ from typing import Any
 from markupsafe import Markup
 
 from frontier.render.common import Context
-from frontier.store.kb import Claim
+from frontier.store.claims import Claim
 from frontier.web import svg
 
 SPEEDUP_UNITS = {"×", "x", "X"}

@@ -93,7 +93,7 @@ def _map(ctx: Context, conn: sqlite3.Connection, counts: Counts) -> dict[str, st
 
 def _map_pages(conn: sqlite3.Connection) -> set[tuple[str, int]]:
     """(paper, page) of every page the bundle of a listed map names."""
-    pages = set()
+    pages: set[tuple[str, int]] = set()
     for row in map_rows(conn):
         for source in json.loads(synthesis_views.stored_map(conn, row["id"])["bundle"]):
             pages.update((source["paper_id"], page) for page in source["pages"])

@@ -36,7 +36,7 @@ def nice_max(value: float) -> float:
     """A round number at or above `value`, for the top of an axis."""
     if value <= 0:
         return 1.0
-    step = 10 ** math.floor(math.log10(value))
+    step: float = 10 ** math.floor(math.log10(value))
     for factor in (1, 2, 2.5, 5, 10):
         if factor * step >= value:
             return factor * step
@@ -119,7 +119,7 @@ def stacked_bars(labels: Sequence[str], stacks: dict[str, list[float]], label: s
     body = _y_axis(top, height, plot_w) + _x_labels(labels, xs, height)
     scale = (height - TOP - BOTTOM) / top
     for n, x in enumerate(xs):
-        base = height - BOTTOM
+        base: float = height - BOTTOM
         for k, (name, values) in enumerate(stacks.items()):
             h = values[n] * scale
             base -= h
@@ -139,7 +139,10 @@ def dot_rows(groups: dict[str, list[tuple[float, str]]], unit: str, label: str) 
     height = TOP + BOTTOM + row_h * len(groups)
     plot_w = WIDTH - left - 40
     top = nice_max(max(v for values in groups.values() for v, _ in values))
-    x_of = lambda v: left + plot_w * v / top  # noqa: E731
+
+    def x_of(v: float) -> float:
+        return left + plot_w * v / top
+
     body = []
     for n in range(5):
         value, x = top * n / 4, x_of(top * n / 4)
@@ -219,8 +222,13 @@ def values_by_date(marks: Sequence[DatedMark], unit: str, label: str) -> Markup:
     if last - first < 0.25:  # one date (or nearly): a quarter either side keeps marks apart
         first, last = first - 0.25, last + 0.25
     top = nice_max(max(m.high for m in marks))
-    x_of = lambda w: LEFT + plot_w * (w - first) / (last - first)  # noqa: E731
-    y_of = lambda v: TOP + (height - TOP - BOTTOM) * (1 - v / top)  # noqa: E731
+
+    def x_of(w: float) -> float:
+        return LEFT + plot_w * (w - first) / (last - first)
+
+    def y_of(v: float) -> float:
+        return TOP + (height - TOP - BOTTOM) * (1 - v / top)
+
     ticks = [first + (last - first) * n / 4 for n in range(5)]
     body = _y_axis(top, height, plot_w) + _x_labels(
         [_year_month(t) for t in ticks], [x_of(t) for t in ticks], height

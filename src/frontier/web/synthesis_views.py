@@ -13,7 +13,8 @@ from markupsafe import Markup, escape
 
 from frontier.render.common import Context
 from frontier.store.browse import map_row
-from frontier.synthesize.ask import PRESETS, Answer
+from frontier.synthesize.ask import Answer
+from frontier.synthesize.presets import PRESETS
 from frontier.web.views import NotFound, View
 
 _CITATION = re.compile(r"\[(\d{1,6})\]")

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from frontier.render.common import Context, stance
-from frontier.store.kb import Claim, Item, Paper, Relation, untracked_config_gaps
+from frontier.store.claims import Claim
+from frontier.store.kb import Item, Paper, Relation, untracked_config_gaps
 from frontier.web import plots
 
 HEADLINE_CLAIMS = 3

@@ -35,10 +35,12 @@ browser:
 test: $(STAMP) browser
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/ruff format --check src tests benchmarks scripts
+	$(BIN)/python -m mypy
 	$(BIN)/pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/python -m mypy
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/extract.py

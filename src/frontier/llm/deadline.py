@@ -9,9 +9,11 @@ import contextlib
 import contextvars
 import time
 from collections.abc import AsyncIterator, Awaitable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 T = TypeVar("T")
+# what the task reading a stream hands its reader: an item, the error it ended with, or its end
+_Next = tuple[Literal["item"], T] | tuple[Literal["error"], Exception] | tuple[Literal["end"], None]
 DEADLINE_REASON = "the answer's deadline passed"
 READER_GONE = "the reader went away"
 
@@ -32,7 +34,7 @@ def cancel_reason() -> str:
     return box[0] if box else READER_GONE
 
 
-def _started(work: Awaitable[Any]) -> tuple[asyncio.Future[Any], list[str]]:
+def _started(work: Awaitable[T]) -> tuple[asyncio.Future[T], list[str]]:
     """The work in a task of its own (which runs in a copy of the context as it is now), and
     the box that says why it was cancelled."""
     box = [READER_GONE]
@@ -54,7 +56,7 @@ async def before(deadline: float | None, work: Awaitable[T]) -> T:
         if not done:
             box[0] = DEADLINE_REASON
             raise DeadlinePassed
-        return task.result()  # type: ignore[no-any-return]
+        return task.result()
     finally:
         await _cancelled(task)
 
@@ -67,7 +69,7 @@ async def stream_before(deadline: float | None, stream: AsyncIterator[T]) -> Asy
         async for item in stream:
             yield item
         return
-    items: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
+    items: asyncio.Queue[_Next[T]] = asyncio.Queue()
 
     async def pump() -> None:
         try:
@@ -83,15 +85,15 @@ async def stream_before(deadline: float | None, stream: AsyncIterator[T]) -> Asy
         while True:
             left = deadline - time.monotonic()
             try:
-                kind, value = await asyncio.wait_for(items.get(), max(left, 0.0))
+                got = await asyncio.wait_for(items.get(), max(left, 0.0))
             except TimeoutError:
                 box[0] = DEADLINE_REASON
                 raise DeadlinePassed from None
-            if kind == "end":
+            if got[0] == "end":
                 return
-            if kind == "error":
-                raise value  # type: ignore[misc]
-            yield value  # type: ignore[misc]
+            if got[0] == "error":
+                raise got[1]
+            yield got[1]
     finally:
         await _cancelled(task)
 

@@ -171,8 +171,8 @@ class AdmittedAnswer(StreamingResponse):
     """The streamed answer, its place in the admission released however the response ends (it
     may never start streaming when the client leaves at once)."""
 
-    def __init__(self, ticket: Ticket, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, ticket: Ticket, content: AsyncIterator[str], media_type: str) -> None:
+        super().__init__(content, media_type=media_type)
         self.ticket = ticket
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -27,7 +27,7 @@ class TimedH11Protocol(H11Protocol):
         self._read_timer: asyncio.TimerHandle | None = None
         self._reading = ""  # what the timer waits for: "headers", "body" or nothing
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # as uvicorn narrows it
         super().connection_made(transport)
         self._watch()
 

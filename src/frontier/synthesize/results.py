@@ -25,6 +25,7 @@ from frontier.config import Settings
 from frontier.curate.claims import system_names
 from frontier.store.kb import load_entities, snapshot
 from frontier.store.results import (
+    NAME_ROLES,
     ResultClaim,
     ResultKeys,
     claims_without_keys,
@@ -537,10 +538,8 @@ def keyed_results(
     result disagrees only with results of its own setting, which the same filters keep."""
     wanted = {
         role: keys.table.canonical(name) or name
-        for role, name in (
-            ("baseline", filters.baseline),
-            ("model", filters.model),
-            ("hardware", filters.hardware),
+        for role, name in zip(
+            NAME_ROLES, (filters.baseline, filters.model, filters.hardware), strict=True
         )
         if name is not None
     }

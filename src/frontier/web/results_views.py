@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from frontier.render.common import Context, value_with_unit
 from frontier.store.browse import page_counts
-from frontier.store.results import canonical_names, topic_papers, verified_claim_count
+from frontier.store.results import NAME_ROLES, canonical_names, topic_papers, verified_claim_count
 from frontier.synthesize.measurement import FAMILY_NAMES, family_label, family_name
 from frontier.synthesize.result_graph import ComparisonGraph, Edge, Node, comparison_graph
 from frontier.synthesize.results import (
@@ -99,8 +99,7 @@ def _summary(ctx: Context, conn: sqlite3.Connection) -> tuple[int, dict[str, lis
     if "summary" not in memo:
         if _stored_keys(ctx, conn) is not None:
             names = {
-                role: sorted(canonical_names(conn, role), key=str.casefold)
-                for role in ("baseline", "model", "hardware")
+                role: sorted(canonical_names(conn, role), key=str.casefold) for role in NAME_ROLES
             }
             choices = {"metric": list(FAMILY_NAMES), **names}
             memo["summary"] = (verified_claim_count(conn), choices)

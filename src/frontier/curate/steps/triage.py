@@ -5,12 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from frontier.config import Settings, Topic
+from frontier.config import Settings
 from frontier.curate.context import Context
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
 from frontier.curate.triage import (
@@ -44,10 +44,9 @@ def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
     )
 
 
-def triage_key(scope_key: str, paper: PaperColumns, topics: Sequence[Topic] = ()) -> str:
-    """What one decision depends on; the topic the user filed the paper under only when there is
-    one, so that no other paper's decision is redone."""
-    hint = hinted_topic(_filed_under(paper), topics)
+def triage_key(scope_key: str, paper: PaperColumns, hint: Decision | None = None) -> str:
+    """What one decision depends on; the topic the user filed the paper under (`hint`) only
+    when there is one, so that no other paper's decision is redone."""
     return store.digest(
         scope_key,
         paper["title"],
@@ -70,18 +69,17 @@ async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     scope_key = triage_scope_key(ctx.settings, prompt.tag)
     todo = []
     for paper in papers:
-        key = triage_key(scope_key, paper, ctx.settings.topics)
+        hint = hinted_topic(_filed_under(paper), ctx.settings.topics)
+        key = triage_key(scope_key, paper, hint)
         if store.step_hash(ctx.conn, paper["id"], "triage") != key:
-            todo.append((paper, key))
+            todo.append((paper, key, hint))
     gaps = store.open_items(ctx.conn, "gaps")
     gap_vectors = _gap_vectors(ctx, gaps)
     ambiguous = []
-    for paper, key in todo:
+    for paper, key, hint in todo:
         sims = ctx.line_vectors @ ctx.vectors[paper["id"]]
         text = f"{paper['title']}. {paper['abstract'] or ''}"
-        decision = hinted_topic(_filed_under(paper), ctx.settings.topics) or decide_by_embedding(
-            sims, ctx.lines, ctx.settings.curate, text
-        )
+        decision = hint or decide_by_embedding(sims, ctx.lines, ctx.settings.curate, text)
         if decision is None:
             ambiguous.append((paper, key, *shortlist(sims, ctx.lines, ctx.settings.curate)))
         else:

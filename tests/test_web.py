@@ -157,7 +157,7 @@ def test_maps_list_the_stored_maps_and_show_one_with_working_links(
         assert status == 200 and "<h1>Research map: Serving &amp; runtime</h1>" in page
         assert "page the KV cache" in page and "[1]</a> &amp; speculate" in page
         assert "[42]</a>" not in page and "[42] in overview, [99] in open problems" in page
-        # the model gave every theme the same name: the others are named from their titles
+        # the model's theme name is no phrase of the theme's papers: the code's name stays
         assert "sentence(s) or name(s) the papers do not bear out" in page
         assert "theme name: Paged KV cache serving" in page
         links = set(re.findall(r'href="(/paper/[^"]+)"', page))

@@ -48,20 +48,18 @@ _TOPIC_WORDS = [
     ("serving", ("serving", "speculative", "decod", "cache", "attention", "orca", "lora")),
 ]
 _BUILT: dict[str, Path] = {}
-# one reply that satisfies every part of a map (theme, overview, problems, takeaways, notes);
-# [42] and [99] are made up and must be removed
+# the model's part of a map (overview, problems, takeaways, a theme name); [42] and [99] are
+# made up and must be removed, and the name is no phrase of the theme's papers
 MAP_REPLY = json.dumps(
     {
-        "name": "Paged KV cache serving",
-        "summary": "These systems manage the KV cache in blocks to serve more requests [1][2].",
         "overview": "Serving systems page the KV cache [1] & speculate tokens [2][42].",
         "problems": [
-            {"problem": "Nobody measures paging overhead on long prompts [1].", "papers": [1, 99]}
+            {"text": "Nobody measures paging overhead on long prompts [1].", "papers": [1, 99]}
         ],
         "takeaways": [
             {"text": "Adopt paged KV cache memory before anything else [1].", "papers": [1]}
         ],
-        "notes": [{"text": "Paged attention stores the KV cache in blocks [1].", "papers": [1]}],
+        "names": [{"theme": 1, "name": "Paged KV cache serving"}],
     }
 )
 

@@ -667,7 +667,8 @@ def print_map_summary(
     usage = rmap.usage
     console.print(
         f"Research map of {len(rmap.bundle.sources)} papers ({rmap.mode}), "
-        f"{len(rmap.themes)} themes, {len(rmap.problems)} open problems, "
+        f"{len(rmap.themes)} themes ({len(rmap.apart)} papers apart), "
+        f"{len(rmap.problems)} open problems, "
         f"{len(rmap.takeaways)} takeaways."
     )
     cited = rmap.cited()
@@ -680,15 +681,15 @@ def print_map_summary(
             f"{len(rmap.dropped)} sentence(s) or theme name(s) the papers do not bear out removed: "
             "see the map's citation check."
         )
-    for failure in rmap.failures:
-        console.print(f"[yellow]the model gave no usable {failure}[/]", highlight=False)
+    for note in rmap.notes:
+        console.print(f"[yellow]{escape(note)}[/]", highlight=False)
     new = [g for g in report["proposed_gaps"] if g["new"]]
     if new:
         console.print(f"{len(new)} open problems proposed as gaps: see `frontier gaps proposed`.")
     console.print(
         f"Tokens: {usage.prompt_tokens:,} prompt ({usage.cached_tokens:,} cached), "
         f"{usage.completion_tokens:,} completion, {usage.reasoning_tokens:,} reasoning; "
-        f"model {rmap.model}, prompt {rmap.prompt_tag}."
+        f"model {rmap.model or 'none'}, prompt {rmap.prompt_tag}."
     )
     console.print(f"Wrote {report['path']}")
 

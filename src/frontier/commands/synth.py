@@ -185,11 +185,9 @@ def research_map(
             "papers": len(papers),
             "removed_citations": len(rmap.removed),
             "removed_sentences": len(rmap.dropped),
-            "failures": len(rmap.failures),
             "proposed_gaps": sum(1 for g in gaps if g["new"]),
+            "notes": rmap.notes,
         }
-        if rmap.failures:
-            run.status = "partial"
     report = {"id": map_id, "path": str(ws.kb_dir / path), "proposed_gaps": gaps, **rmap.to_dict()}
     return MapOutcome(rmap, report)
 
@@ -204,4 +202,7 @@ async def _write_map(
     embedder: Embedder,
 ) -> ResearchMap:
     async with LLM(ws.settings.llm, conn, run_id=run_id, command="map", use_cache=use_cache) as llm:
-        return await write_map(conn, llm, embedder, ws.settings.field.name, papers, think=think)
+        mode = ws.settings.curate.model_steps.get("map", "auto")
+        return await write_map(
+            conn, llm, embedder, ws.settings.field.name, papers, think=think, model_mode=mode
+        )

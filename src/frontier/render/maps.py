@@ -28,7 +28,7 @@ def map_page(row: sqlite3.Row) -> str:
         f"# Research map: {text(title)} ({row['at'][:10]})",
         "",
         f"_{len(sources)} papers{' since ' + text(row['since']) if row['since'] else ''}; "
-        f"{text(content.get('mode', ''))}; model {text(row['model'])}; prompt "
+        f"{text(content.get('mode', ''))}; model {text(row['model'] or 'none')}; prompt "
         f"{text(row['prompt_version'])}; run {row['run_id']}; tokens: "
         f"{usage.get('prompt_tokens', 0):,} prompt, {usage.get('completion_tokens', 0):,} "
         f"completion, {usage.get('reasoning_tokens', 0):,} reasoning, "
@@ -36,16 +36,26 @@ def map_page(row: sqlite3.Row) -> str:
         "",
         "## Overview",
         "",
-        _cited(content["overview"]) if content["overview"] else "_No overview was written._",
-        "",
-        "## Themes",
-        "",
     ]
+    if content["overview"]:
+        lines += [_cited(content["overview"]) + f" _(written by {text(row['model'])})_", ""]
+    lines += bullets(
+        (f"**{text(t['name'])}**: {_cited(t['summary'])}" for t in content["themes"]),
+        "no themes",
+    )
+    lines += ["", "## Themes", ""]
+    papers = {p["number"]: p for p in content.get("papers", [])}
     for i, theme in enumerate(content["themes"], start=1):
-        lines += [f"### {i}. {text(theme['name'])}", ""]
-        if theme["summary"]:
-            lines += [_cited(theme["summary"]), ""]
-        lines += bullets((_paper_ref(sources[n], here) for n in theme["members"]), "no papers")
+        lines += [f"### {i}. {text(theme['name'])}{_named_by(theme)}", ""]
+        lines += bullets(
+            (_member(sources[n], papers.get(n), here) for n in theme["members"]), "no papers"
+        )
+        lines.append("")
+    if content.get("apart"):
+        lines += ["### Papers apart (close to no theme)", ""]
+        lines += bullets(
+            (_member(sources[n], papers.get(n), here) for n in content["apart"]), "none"
+        )
         lines.append("")
     lines += ["## Chronology", ""]
     lines += bullets(
@@ -56,16 +66,10 @@ def map_page(row: sqlite3.Row) -> str:
         ),
         "no dated papers",
     )
-    lines += ["", "## Open problems", ""]
-    lines += bullets(
-        (_cited(item["text"]) + _uncited(item) for item in content["open_problems"]),
-        "none were written",
-    )
+    lines += ["", "## Open problems", "", "_What the papers say they leave open._", ""]
+    lines += bullets((_item(i) for i in content["open_problems"]), "none stated in the papers")
     lines += ["", "## Takeaways for practitioners", ""]
-    lines += bullets(
-        (_cited(item["text"]) + _uncited(item) for item in content["takeaways"]),
-        "none were written",
-    )
+    lines += _takeaways(content["takeaways"])
     lines += ["", "## Citation check", ""]
     removed = content.get("removed_citations", [])
     lines.append(
@@ -78,8 +82,8 @@ def map_page(row: sqlite3.Row) -> str:
             else ""
         )
     )
-    for failure in content.get("failures", []):
-        lines.append(f"- The model gave no usable {text(failure)}")
+    for note in content.get("notes", []):
+        lines.append(f"- {text(note)}")
     dropped = content.get("removed_sentences", [])
     if dropped:
         lines += [
@@ -102,6 +106,54 @@ def map_page(row: sqlite3.Row) -> str:
         "empty",
     )
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _named_by(theme: dict[str, Any]) -> str:
+    by = theme.get("named_by", "code")
+    return "" if by == "code" else f" _(named by {text(by)})_"
+
+
+def _member(source: dict[str, Any], paper: dict[str, Any] | None, here: str) -> str:
+    said = paper["contribution"] if paper else ""
+    return _paper_ref(source, here) + (f": {text(said)}" if said else "")
+
+
+def _where(item: dict[str, Any]) -> str:
+    page = item.get("page")
+    return f"p. {page}" if page else "abstract"
+
+
+def _item(item: dict[str, Any]) -> str:
+    """A quoted sentence with its paper and page, or the model's sentence marked as its own."""
+    if item.get("by", "code") != "code":
+        return _cited(item["text"]) + _uncited(item) + f" _(written by {text(item['by'])})_"
+    cites = "".join(f"[{n}]" for n in item["papers"])
+    return f"\u201c{text(item['text'])}\u201d {cites}, {_where(item)}"
+
+
+def _takeaways(items: list[dict[str, Any]]) -> list[str]:
+    """Takeaways under the part of the stack they change; each a typed result with its quote."""
+    if not items:
+        return ["_none: no paper has a typed headline result_"]
+    lines: list[str] = []
+    for part in dict.fromkeys(i.get("group", "") for i in items):
+        chosen = [i for i in items if i.get("group", "") == part]
+        lines += [
+            f"**{text(part[:1].upper() + part[1:])}**" if part else "**Written by the model**",
+            "",
+        ]
+        for item in chosen:
+            if item.get("by", "code") != "code":
+                lines.append("- " + _item(item))
+            else:
+                quote = (
+                    f" \u2014 \u201c{text(item['quote'])}\u201d"
+                    if item.get("quote") and item["quote"] not in item["text"]
+                    else ""
+                )
+                lines.append(f"- {_cited(item['text'])}{quote}")
+        lines.append("")
+    return lines[:-1]
 
 
 def _uncited(item: dict[str, Any]) -> str:

@@ -69,3 +69,13 @@ def all_claims(
         params,
     )
     return [claim_from_row(r) for r in rows]
+
+
+def headline_claims(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, list[Claim]]:
+    """The verified headline results of these papers, by paper, in the order stored."""
+    marks = ", ".join("?" for _ in paper_ids)
+    where = f" WHERE headline = 1 AND verified = 1 AND paper_id IN ({marks})"
+    by_paper: dict[str, list[Claim]] = {}
+    for claim in all_claims(conn, where, tuple(paper_ids)) if paper_ids else []:
+        by_paper.setdefault(claim.paper_id, []).append(claim)
+    return by_paper

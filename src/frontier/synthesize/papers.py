@@ -67,22 +67,3 @@ def _cut(text: str, tokens: int) -> str:
 
 def paper_bundle(conn: sqlite3.Connection, papers: list[sqlite3.Row], tokens: int) -> Bundle:
     return Bundle([digest(conn, paper, i, tokens) for i, paper in enumerate(papers, start=1)])
-
-
-def batches(bundle: Bundle, budget: int) -> list[Bundle]:
-    """Consecutive slices of the bundle that each fit in `budget` tokens (keeping numbers)."""
-    groups: list[Bundle] = [Bundle()]
-    used = 0
-    for source in bundle.sources:
-        cost = estimate_tokens(source.render()) + 2
-        if groups[-1].sources and used + cost > budget:
-            groups.append(Bundle())
-            used = 0
-        groups[-1].sources.append(source)
-        used += cost
-    return groups
-
-
-def title_list(bundle: Bundle) -> str:
-    """The short form of a bundle used with notes: number, title and date of each paper."""
-    return "\n".join(f"[{s.number}] {s.title} ({s.date[:7]})" for s in bundle.sources)

@@ -1,5 +1,7 @@
-"""A research map of a set of papers: themes by clustering, prose by the model, chronology by
-dates, and every [n] checked against the bundle. Map-reduce when the bundle exceeds the context."""
+"""A research map of a set of papers, found by code: themes by clustering what the papers
+contribute, each theme's systems and reported gains, the papers' own statements of what is
+left open, their typed headline results by the part of the stack they change, and a chronology
+by dates. The model's prose goes on top only where the papers bear it out."""
 
 from __future__ import annotations
 
@@ -8,22 +10,25 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
-import numpy as np
 from pydantic import AfterValidator, BaseModel, Field
 
-from frontier.curate.vectors import ensure_paper_vectors
+from frontier.curate.earned import WINDOW, ModelGate
+from frontier.curate.entry import phrase_claim
+from frontier.extract.chunk import estimate_tokens
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder
-from frontier.llm.pool import gather_bounded, warm_then_bounded
-from frontier.llm.prompts import load_prompt
-from frontier.llm.records import LLMFailure, Structured, Usage
+from frontier.llm.prompts import Prompt, load_prompt
+from frontier.llm.records import LLMFailure, Usage
+from frontier.store.claims import Claim
+from frontier.store.model_checks import recent_checks, record_checks
 from frontier.store.retrieval import paper_dates
 from frontier.synthesize.ask import budget_for
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import check_citations, check_numbers, cited_numbers
+from frontier.synthesize.extracts import LEVERS, OTHER_LEVER, PaperFacts, lever, paper_facts
 from frontier.synthesize.grounding import Dropped, check_sentences
-from frontier.synthesize.papers import DIGEST_TOKENS, batches, paper_bundle, title_list
-from frontier.synthesize.themes import cluster, keyword_name, name_misfit
+from frontier.synthesize.papers import DIGEST_TOKENS, paper_bundle
+from frontier.synthesize.themes import contains_phrase, group, key_phrase, name_misfit
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _PLACEHOLDER = re.compile(r"^\W*$|<[^>]*>|\.\.\.|…")
@@ -41,17 +46,7 @@ def _words(minimum: int) -> Any:
     return AfterValidator(check)
 
 
-Name = Annotated[str, Field(max_length=120), _words(1)]
 Prose = Annotated[str, _words(5)]
-
-
-class ThemeReply(BaseModel):
-    name: Name
-    summary: Prose
-
-
-class OverviewReply(BaseModel):
-    overview: Prose
 
 
 class CitedItem(BaseModel):
@@ -59,48 +54,55 @@ class CitedItem(BaseModel):
     papers: list[int] = Field(default_factory=list)
 
 
-class ProblemItem(BaseModel):
-    problem: Prose
-    papers: list[int] = Field(default_factory=list)
+class ThemeName(BaseModel):
+    theme: int
+    name: str  # held to the theme's papers after the reply is read, not a reason to refuse it
 
 
-class ProblemsReply(BaseModel):
-    problems: list[ProblemItem] = Field(min_length=1, max_length=8)
+class ProseReply(BaseModel):
+    """The model's part of a map: prose over the extracts, each sentence checked after."""
 
-
-class TakeawaysReply(BaseModel):
-    takeaways: list[CitedItem] = Field(min_length=1, max_length=8)
-
-
-class NotesReply(BaseModel):
-    notes: list[CitedItem] = Field(min_length=1, max_length=12)
+    overview: str = ""
+    problems: list[CitedItem] = Field(default_factory=list)
+    takeaways: list[CitedItem] = Field(default_factory=list)
+    names: list[ThemeName] = Field(default_factory=list)
 
 
 @dataclass
 class Theme:
     name: str
-    summary: str
+    summary: str  # what code found: the theme's systems in order and the gains they report
     members: list[int]
+    named_by: str = "code"  # or the model whose name the theme's papers bear out
 
 
 @dataclass
 class Item:
+    """An open problem or a takeaway: a quoted sentence or a typed claim of a cited paper
+    (by code), or a sentence of the model's that the papers bear out."""
+
     text: str
     papers: list[int]
+    page: int | None = None  # where the quoted sentence or the claim stands; None: abstract
+    quote: str = ""  # a claim's source sentence
+    group: str = ""  # a takeaway's part of the stack
+    by: str = "code"
 
 
 @dataclass
 class ResearchMap:
     bundle: Bundle
-    mode: str = "single pass"
-    overview: str = ""
+    mode: str = "extracts by code"
+    overview: str = ""  # the model's prose, as the check kept it
     themes: list[Theme] = field(default_factory=list)
+    apart: list[int] = field(default_factory=list)  # papers that fit no theme
+    papers: list[dict[str, Any]] = field(default_factory=list)  # number, system, contribution
     chronology: list[tuple[str, list[int]]] = field(default_factory=list)
     problems: list[Item] = field(default_factory=list)
     takeaways: list[Item] = field(default_factory=list)
     removed: list[tuple[str, int]] = field(default_factory=list)
     dropped: list[tuple[str, Dropped]] = field(default_factory=list)  # sentences taken out
-    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # why the model's prose is missing
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     prompt_tag: str = ""
@@ -113,8 +115,8 @@ class ResearchMap:
         texts += [i.text for i in self.problems + self.takeaways]
         for text in texts:
             numbers.update(cited_numbers(text))
-        for group in [t.members for t in self.themes] + [i.papers for i in self.problems]:
-            numbers.update(group)
+        for numbered in [t.members for t in self.themes] + [i.papers for i in self.problems]:
+            numbers.update(numbered)
         return sorted(numbers)
 
     def to_dict(self) -> dict[str, Any]:
@@ -122,6 +124,8 @@ class ResearchMap:
             "mode": self.mode,
             "overview": self.overview,
             "themes": [t.__dict__ for t in self.themes],
+            "apart": self.apart,
+            "papers": self.papers,
             "chronology": [{"period": p, "papers": n} for p, n in self.chronology],
             "open_problems": [i.__dict__ for i in self.problems],
             "takeaways": [i.__dict__ for i in self.takeaways],
@@ -129,7 +133,7 @@ class ResearchMap:
             "removed_sentences": [
                 {"where": w, "sentence": d.sentence, "reason": d.reason} for w, d in self.dropped
             ],
-            "failures": self.failures,
+            "notes": self.notes,
             "model": self.model,
             "prompt_version": self.prompt_tag,
             "usage": self.usage.__dict__,
@@ -161,62 +165,241 @@ def with_published_dates(conn: sqlite3.Connection, bundle: Bundle) -> Bundle:
     return Bundle([replace(s, date=dates.get(s.paper_id, "")) for s in bundle.sources])
 
 
-# room for each part's JSON; a small model that loops stops here instead of at the server limit
-_MAX_TOKENS = {"theme": 200, "overview": 320, "problems": 480, "takeaways": 420, "notes": 640}
+async def write_map(
+    conn: sqlite3.Connection,
+    llm: LLM,
+    embedder: Embedder,
+    field_name: str,
+    papers: list[sqlite3.Row],
+    *,
+    think: bool = False,
+    model_mode: str = "auto",
+) -> ResearchMap:
+    """The map by code from the papers' own sentences and typed results; then, when the model
+    is trusted with it, its prose over those extracts, kept sentence by sentence."""
+    rmap = ResearchMap(with_published_dates(conn, paper_bundle(conn, papers, DIGEST_TOKENS)))
+    prompt = load_prompt("map")
+    rmap.prompt_tag = prompt.tag
+    if not papers:
+        return rmap
+    facts = paper_facts(conn, rmap.bundle, {p["id"]: p["abstract"] or "" for p in papers})
+    rmap.papers = [_paper_line(f) for f in facts]
+    _add_themes(rmap, facts, embedder)
+    rmap.chronology = chronology(rmap.bundle)
+    rmap.problems = problems_by_code(facts, embedder)
+    rmap.takeaways = takeaways_by_code(facts)
+    gate = ModelGate(
+        "map",
+        await llm.model_name(),
+        prompt.tag,
+        model_mode,
+        recent_checks(conn, "map", await llm.model_name(), prompt.tag, WINDOW),
+        "",
+    )
+    if gate.asks():
+        reply = await _ask_prose(llm, prompt, rmap, facts, field_name, think)
+        gate.checked(_add_prose(rmap, facts, reply) if reply else False)
+        record_checks(conn, "map", gate.model, gate.prompt_version, gate.outcomes, llm.run_id)
+    else:
+        rmap.notes.append(_not_asked(gate))
+    return rmap
 
 
-@dataclass(frozen=True)
-class Part:
-    """One call of a map: the reply's schema, the context it reads and the part it writes."""
+def _not_asked(gate: ModelGate) -> str:
+    if gate.mode == "never":
+        return "the model was not asked for prose: [curate] model_steps sets map to never"
+    failed, calls = gate.stopped
+    return (
+        f"the model was not asked for prose: its replies to maps failed the check in {failed} "
+        f"of the last {calls}"
+    )
 
-    schema: type[BaseModel]
-    context: str
-    part: str
-    members: str = ""
+
+def _paper_line(facts: PaperFacts) -> dict[str, Any]:
+    return {
+        "number": facts.number,
+        "system": facts.system,
+        "contribution": facts.contribution,
+        "part": lever(facts),
+    }
 
 
-class MapWriter:
-    """Runs the calls of one map over a shared context, so a prefix cache reuses it."""
+def _add_themes(rmap: ResearchMap, facts: list[PaperFacts], embedder: Embedder) -> None:
+    texts = [f"{f.title}. {f.contribution}" for f in facts]
+    grouping = group(embedder.embed(texts))
+    taken: set[str] = set()
+    for members in grouping.themes:
+        inside = [texts[i] for i in members]
+        others = [texts[i] for i in range(len(texts)) if i not in members]
+        name = key_phrase(inside, others, taken) or f"Theme {len(rmap.themes) + 1}"
+        taken.add(name.lower())
+        chosen = [facts[i] for i in members]
+        rmap.themes.append(Theme(name, theme_line(chosen), [f.number for f in chosen]))
+    rmap.apart = [facts[i].number for i in grouping.apart]
 
-    def __init__(self, llm: LLM, field_name: str, think: bool) -> None:
-        self.llm = llm
-        self.field = field_name
-        self.think = think
-        self.prompt = load_prompt("map")
 
-    async def reply(self, part: Part) -> Structured[BaseModel]:
-        messages = self.prompt.messages(
-            field=self.field, bundle=part.context, part=part.part, members=part.members
+def theme_line(members: list[PaperFacts]) -> str:
+    """The theme's systems oldest first with their citations, then the range of gains they
+    report, each end with its baseline, setting and page."""
+    ordered = sorted(members, key=lambda f: (f.date or "9999", f.number))
+    years = sorted({f.date[:4] for f in members if f.date[:4].isdigit()})
+    span = f"{years[0]}–{years[-1]}" if len(years) > 1 else (years[0] if years else "")
+    systems = ", ".join(f"{f.system} [{f.number}]" for f in ordered)
+    line = f"{len(members)} papers{', ' + span if span else ''}: {systems}."
+    gains = [(c, f.number) for f in members for c in f.headlines[:1] if _a_gain(c)]
+    if len(gains) == 1:
+        claim, number = gains[0]
+        line += f" Reported: {phrase_claim(claim)} [{number}]."
+    elif gains:
+        low = min(gains, key=lambda g: (g[0].value or 0.0, g[1]))
+        high = max(gains, key=lambda g: (g[0].value or 0.0, -g[1]))
+        line += (
+            f" Reported gains run from {phrase_claim(low[0])} [{low[1]}] to "
+            f"{phrase_claim(high[0])} [{high[1]}]."
         )
-        return await self.llm.structured(
-            part.schema,
-            messages,
-            max_tokens=_MAX_TOKENS[part.part],
-            purpose=f"map:{part.part}",
-            prompt_version=self.prompt.tag,
-            think=self.think,
+    return line
+
+
+def _a_gain(claim: Claim) -> bool:
+    """A headline that says how many times better: a ratio with a direction."""
+    return claim.value is not None and claim.unit in ("×", "x") and bool(claim.direction)
+
+
+PROBLEM_SIMILARITY = 0.8  # two open problems this close are one, raised by both papers
+
+
+def problems_by_code(facts: list[PaperFacts], embedder: Embedder) -> list[Item]:
+    """The papers' own statements of what is left open, near-duplicates merged."""
+    quotes = [q for f in facts for q in f.problems]
+    if not quotes:
+        return []
+    vectors = embedder.embed([q.text for q in quotes])
+    items: list[Item] = []
+    kept: list[int] = []
+    for i, quote in enumerate(quotes):
+        same = next(
+            (k for k, j in enumerate(kept) if vectors[i] @ vectors[j] >= PROBLEM_SIMILARITY), None
         )
+        if same is not None:
+            papers = items[same].papers
+            items[same].papers = papers if quote.number in papers else [*papers, quote.number]
+            continue
+        kept.append(i)
+        items.append(Item(quote.text, [quote.number], quote.page))
+    return items
 
-    async def replies(self, rmap: ResearchMap, parts: list[Part], shared: bool) -> list[Any]:
-        """Each part's reply (None where the model failed), asked concurrently; with a `shared`
-        context the first goes alone, so the server has that context cached for the others.
-        What the replies add to the map is added in the order of `parts`."""
-        limit = self.llm.settings.max_in_flight
-        ask = warm_then_bounded if shared else gather_bounded
-        outcomes = await ask(parts, self.reply, limit)
-        return [self._take(rmap, p.part, o) for p, o in zip(parts, outcomes, strict=True)]
 
-    def _take(
-        self, rmap: ResearchMap, part: str, outcome: Structured[BaseModel] | LLMFailure
-    ) -> Any:
-        if isinstance(outcome, LLMFailure):
-            rmap.failures.append(f"{part}: {outcome.message}")
-            return None
-        rmap.usage.add(outcome.result.usage)
-        rmap.model = outcome.result.model
-        if outcome.result.reasoning:
-            rmap.reasoning.append(f"{part}: {outcome.result.reasoning}")
-        return outcome.value
+def takeaways_by_code(facts: list[PaperFacts]) -> list[Item]:
+    """Each paper's first headline result (or, uncurated, its abstract's result sentence),
+    grouped by the part of the stack a practitioner would change."""
+    items: list[Item] = []
+    for part in [*(name for name, _ in LEVERS), OTHER_LEVER]:
+        for f in (f for f in facts if lever(f) == part):
+            if f.headlines:
+                claim = f.headlines[0]
+                text = f"{f.system}: {phrase_claim(claim)} [{f.number}]"
+                items.append(Item(text, [f.number], claim.page, claim.quote, part))
+            elif f.results:
+                quote = f.results[0]
+                items.append(Item(f"{quote.text} [{f.number}]", [f.number], None, quote.text, part))
+    return items
+
+
+def extracts_text(rmap: ResearchMap, facts: list[PaperFacts], budget: int) -> str:
+    """What code found, as the model reads it, cut to `budget` tokens (contributions first
+    shortened, then whole papers left out from the end)."""
+    themes = "\n".join(
+        f"Theme {i}: {t.name}: papers {' '.join(f'[{n}]' for n in t.members)}"
+        for i, t in enumerate(rmap.themes, start=1)
+    )
+    lines = []
+    for f in facts:
+        results = "; ".join(phrase_claim(c) for c in f.headlines[:2]) or " ".join(
+            q.text for q in f.results[:1]
+        )
+        open_ = " ".join(q.text for q in f.problems[:1])
+        lines.append(
+            f"[{f.number}] {f.system} ({f.date[:7] or 'date unknown'}): {f.contribution}"
+            + (f" Results: {results}." if results else "")
+            + (f" Leaves open: {open_}" if open_ else "")
+        )
+    text = f"Themes:\n{themes}\n\nPapers:\n" + "\n".join(lines)
+    while lines and estimate_tokens(text) > budget:
+        lines.pop()
+        text = f"Themes:\n{themes}\n\nPapers:\n" + "\n".join(lines)
+    return text
+
+
+_MAX_ITEMS = 3  # of the model's problems and takeaways each: what the prompt asks for
+_MAX_PROSE_TOKENS = 420  # the reply's JSON: an overview and six one-sentence items at most
+
+
+async def _ask_prose(
+    llm: LLM,
+    prompt: Prompt,
+    rmap: ResearchMap,
+    facts: list[PaperFacts],
+    field_name: str,
+    think: bool,
+) -> ProseReply | None:
+    extracts = extracts_text(rmap, facts, budget_for(llm) - _MAX_PROSE_TOKENS)
+    try:
+        outcome = await llm.structured(
+            ProseReply,
+            prompt.messages(field=field_name, extracts=extracts),
+            max_tokens=_MAX_PROSE_TOKENS,
+            purpose="map:prose",
+            prompt_version=prompt.tag,
+            think=think,
+        )
+    except LLMFailure as failure:
+        rmap.notes.append(f"the model's prose: {failure.message}")
+        return None
+    rmap.usage.add(outcome.result.usage)
+    rmap.model = outcome.result.model
+    if outcome.result.reasoning:
+        rmap.reasoning.append(outcome.result.reasoning)
+    return outcome.value
+
+
+def _add_prose(rmap: ResearchMap, facts: list[PaperFacts], reply: ProseReply) -> bool:
+    """The model's sentences the papers bear out, and its theme names its papers use; whether
+    any of it was kept."""
+    valid = rmap.bundle.numbers()
+    rmap.overview = _checked(rmap, "overview", reply.overview, valid) if reply.overview else ""
+    kept = bool(rmap.overview)
+    for where, items, target in (
+        ("open problems", reply.problems, rmap.problems),
+        ("takeaways", reply.takeaways, rmap.takeaways),
+    ):
+        for item in items[:_MAX_ITEMS]:
+            if text := _checked(rmap, where, item.text, valid):
+                papers = _checked_numbers(rmap, where, item.papers, valid)
+                target.append(Item(text, papers, by=rmap.model or "model"))
+                kept = True
+    for proposed in reply.names[: len(rmap.themes)]:
+        kept = _renamed(rmap, facts, proposed) or kept
+    return kept
+
+
+def _renamed(rmap: ResearchMap, facts: list[PaperFacts], proposed: ThemeName) -> bool:
+    """The model's name for a theme, kept only when it is a phrase its papers use and fits."""
+    if not 1 <= proposed.theme <= len(rmap.themes):
+        return False
+    theme = rmap.themes[proposed.theme - 1]
+    by_number = {f.number: f for f in facts}
+    texts = [f"{by_number[n].title}. {by_number[n].contribution}" for n in theme.members]
+    taken = {t.name.lower() for t in rmap.themes if t is not theme}
+    misfit = name_misfit(proposed.name, [by_number[n].title for n in theme.members], taken)
+    if not misfit and not contains_phrase(proposed.name, texts):
+        misfit = "not a phrase its papers use"
+    if misfit:
+        rmap.dropped.append(
+            ("theme name", Dropped(proposed.name, f"{misfit}; the code's name stays"))
+        )
+        return False
+    theme.name, theme.named_by = proposed.name, rmap.model or "model"
+    return True
 
 
 def _checked(
@@ -236,92 +419,3 @@ def _checked_numbers(
     kept, removed = check_numbers(numbers, valid)
     rmap.removed.extend((where, n) for n in removed)
     return kept
-
-
-async def _notes_context(writer: MapWriter, rmap: ResearchMap, budget: int) -> str:
-    """Map step: notes per batch of papers; the reduce context is the title list plus notes."""
-    groups = batches(rmap.bundle, budget)
-    rmap.mode = f"map-reduce over {len(groups)} batches"
-    parts = [Part(NotesReply, group.render(), "notes") for group in groups]
-    lines = []
-    for group, reply in zip(groups, await writer.replies(rmap, parts, shared=False), strict=True):
-        valid = group.numbers()
-        for note in reply.notes if reply else []:
-            if text := _checked(rmap, "notes", note.text, valid, group):
-                lines.append("- " + text)
-    return f"{title_list(rmap.bundle)}\n\nNotes on these papers:\n" + "\n".join(lines)
-
-
-async def write_map(
-    conn: sqlite3.Connection,
-    llm: LLM,
-    embedder: Embedder,
-    field_name: str,
-    papers: list[sqlite3.Row],
-    *,
-    think: bool = False,
-) -> ResearchMap:
-    budget = budget_for(llm)
-    rmap = ResearchMap(with_published_dates(conn, paper_bundle(conn, papers, DIGEST_TOKENS)))
-    writer = MapWriter(llm, field_name, think)
-    rmap.prompt_tag = writer.prompt.tag
-    if not papers:
-        return rmap
-    context = rmap.bundle.render()
-    if rmap.bundle.tokens() > budget:
-        context = await _notes_context(writer, rmap, budget)
-    vectors = ensure_paper_vectors(conn, embedder, papers)
-    groups = [
-        [i + 1 for i in group] for group in cluster(np.stack([vectors[p["id"]] for p in papers]))
-    ]
-    themes = [Part(ThemeReply, context, "theme", ", ".join(f"[{n}]" for n in g)) for g in groups]
-    rest = [Part(s, context, name) for s, name in _WHOLE_MAP_PARTS]
-    replies = await writer.replies(rmap, [*themes, *rest], shared=True)
-    _add_themes(rmap, groups, replies[: len(themes)])
-    rmap.chronology = chronology(rmap.bundle)
-    _add_whole_map_parts(rmap, *replies[len(themes) :])
-    return rmap
-
-
-_WHOLE_MAP_PARTS = (
-    (OverviewReply, "overview"),
-    (ProblemsReply, "problems"),
-    (TakeawaysReply, "takeaways"),
-)
-
-
-def _add_themes(rmap: ResearchMap, groups: list[list[int]], replies: list[Any]) -> None:
-    for members, reply in zip(groups, replies, strict=True):
-        name = _theme_name(rmap, reply.name if reply else "", members)
-        # a theme's summary says what its own papers share: citing others is an error
-        summary = _checked(rmap, "theme", reply.summary, set(members)) if reply else ""
-        rmap.themes.append(Theme(name, summary, members))
-
-
-def _add_whole_map_parts(rmap: ResearchMap, overview: Any, problems: Any, takeaways: Any) -> None:
-    valid = rmap.bundle.numbers()
-    rmap.overview = _checked(rmap, "overview", overview.overview, valid) if overview else ""
-    for item in problems.problems if problems else []:
-        if text := _checked(rmap, "open problems", item.problem, valid):
-            rmap.problems.append(
-                Item(text, _checked_numbers(rmap, "open problems", item.papers, valid))
-            )
-    for item in takeaways.takeaways if takeaways else []:
-        if text := _checked(rmap, "takeaways", item.text, valid):
-            rmap.takeaways.append(
-                Item(text, _checked_numbers(rmap, "takeaways", item.papers, valid))
-            )
-
-
-def _theme_name(rmap: ResearchMap, proposed: str, members: list[int]) -> str:
-    """The model's name when it fits its papers, else one made from their titles."""
-    titles = {source.number: source.title for source in rmap.bundle.sources}
-    member_titles = [titles[n] for n in members]
-    if proposed:
-        taken = {theme.name.lower() for theme in rmap.themes}
-        misfit = name_misfit(proposed, member_titles, taken)
-        if not misfit:
-            return proposed
-        reason = f"{misfit}; named from the titles instead"
-        rmap.dropped.append(("theme name", Dropped(proposed, reason)))
-    return keyword_name(member_titles, list(titles.values()))

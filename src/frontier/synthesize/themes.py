@@ -1,11 +1,13 @@
-"""Themes by code: papers clustered on their embeddings (spherical k-means, k chosen by
-silhouette); the model only names and summarises each cluster."""
+"""Themes by code: papers clustered on the embeddings of what they contribute (spherical
+k-means, k chosen by silhouette, a bound on a theme's size), a paper close to no theme set
+apart, and each theme named by the phrase its papers share."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -82,18 +84,6 @@ _GENERIC_TEXT = (
 _GENERIC = frozenset(_GENERIC_TEXT.split())
 
 
-def keyword_name(member_titles: list[str], all_titles: list[str], words: int = 3) -> str:
-    """A theme name by code (when the model gives none): the title words most particular to
-    the members, weighted by how rare they are across all titles."""
-
-    df = Counter(term for title in all_titles for term in _terms(title))
-    tf = Counter(term for title in member_titles for term in _terms(title))
-    total = len(all_titles) or 1
-    ranked = sorted(tf, key=lambda t: (-tf[t] * math.log((total + 1) / df[t]), t))
-    chosen = [t for t in ranked if tf[t] > 1][:words] or ranked[:words]
-    return ", ".join(chosen).capitalize() if chosen else "Other papers"
-
-
 def name_misfit(name: str, member_titles: list[str], taken: set[str]) -> str:
     """Why a model's theme name does not fit, or '' when it does: it must be new among the
     themes, read as words (not an identifier such as LIMITED_RESP), be short, name the theme
@@ -123,3 +113,128 @@ def _names_one_paper(name: str, title: str) -> bool:
 
 def _terms(text: str) -> set[str]:
     return {w.lower() for w in _TITLE_WORD.findall(text)} - _GENERIC
+
+
+MAX_SHARE = 0.4  # no theme holds more than this share of the papers (when there are 10 or more)
+APART = 0.25  # a paper less similar than this to its theme's centre fits no theme
+
+
+@dataclass(frozen=True)
+class Grouping:
+    themes: list[list[int]]  # indices of the vectors, each theme in index order
+    apart: list[int]  # the papers that fit no theme
+
+
+def group(vectors: np.ndarray) -> Grouping:
+    """Themes over unit vectors: `cluster`, a theme above the size bound split in two, then a
+    paper far from its theme's centre, or alone in it, set apart."""
+    themes = [t for g in cluster(vectors) for t in _bounded(vectors, g, len(vectors))]
+    kept, apart = [], []
+    for members in themes:
+        centre = vectors[members].mean(axis=0)
+        centre /= max(float(np.linalg.norm(centre)), 1e-12)
+        close = [i for i in members if float(vectors[i] @ centre) >= APART]
+        apart += [i for i in members if i not in close]
+        if len(close) >= 2 or len(vectors) < 4:
+            kept.append(close)
+        else:
+            apart += close
+    kept = [t for t in kept if t]
+    return Grouping(sorted(kept, key=lambda t: t[0]), sorted(apart))
+
+
+def _bounded(vectors: np.ndarray, members: list[int], total: int) -> list[list[int]]:
+    if total < 10 or len(members) <= max(3, math.ceil(MAX_SHARE * total)):
+        return [members]
+    labels = _kmeans(vectors[members], 2)
+    halves = [
+        [m for m, label in zip(members, labels, strict=True) if label == side] for side in (0, 1)
+    ]
+    if not all(halves):
+        return [members]
+    return [t for half in halves for t in _bounded(vectors, half, total)]
+
+
+# words that name no theme of their own: the function words of a title or a contribution
+# sentence, and the field's words every paper of it uses
+_STOP_TEXT = """a an the of for and or to in on with by from via as at into over under than that this
+    these those its their our we us is are be can which while without through across based
+    using use uses new novel simple fast faster efficient efficiently efficiency high
+    large language model models llm llms inference towards toward paper work approach method
+    methods technique techniques framework system systems propose proposes present presents
+    introduce introduces show shows also both each such other more most up one two first"""
+_STOP = frozenset(_STOP_TEXT.split())
+_PHRASE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['-][A-Za-z0-9]+)*")
+_CLAUSE = re.compile(r"[.,;:!?()\[\]\"]")
+MAX_PHRASE_WORDS = 3
+
+
+def _key(words: list[str]) -> tuple[str, ...]:
+    """Words as phrases are matched: lower case, hyphenated parts apart ("KV-cache" is "KV
+    cache"), one form for singular and plural."""
+    parts = [part.lower() for word in words for part in word.replace("'", "-").split("-") if part]
+    return tuple(
+        p[:-1] if len(p) > 4 and p.endswith("s") and not p.endswith("ss") else p for p in parts
+    )
+
+
+def phrases(text: str) -> dict[tuple[str, ...], str]:
+    """The text's phrases of 1-3 words that neither start nor end with a function word, each
+    by its matching key, with the form it is printed in."""
+    found: dict[tuple[str, ...], str] = {}
+    for clause in _CLAUSE.split(text):
+        words = _PHRASE_WORD.findall(clause)
+        for i in range(len(words)):
+            for n in range(1, MAX_PHRASE_WORDS + 1):
+                run = words[i : i + n]
+                if len(run) < n or run[0].lower() in _STOP or run[-1].lower() in _STOP:
+                    continue
+                if all(w.lower() in _STOP for w in run) or len(run[-1]) < 3:
+                    continue
+                found.setdefault(_key(run), " ".join(run))
+    return found
+
+
+def key_phrase(members: list[str], others: list[str], taken: set[str] | None = None) -> str:
+    """The phrase most of the members' texts hold and the others' texts do not ('speculative
+    decoding', 'KV cache'), in the form the members print it most; a phrase two members hold
+    before one only one does; '' when there is none. A name in `taken` is another theme's."""
+    inside = [phrases(t) for t in members]
+    outside = [set(phrases(t)) for t in others]
+    held = Counter(key for p in inside for key in p)
+    taken_keys = {_key(name.split()) for name in taken or ()}
+    for needed in dict.fromkeys((min(2, len(members)), 1)):
+        best: tuple[float, int, tuple[str, ...]] | None = None
+        for key, count in held.items():
+            if count < needed or key in taken_keys:
+                continue
+            share_in = count / len(members)
+            share_out = sum(key in p for p in outside) / max(len(outside), 1)
+            candidate = (round(share_in * (share_in - share_out), 6), len(key), key)
+            if best is None or candidate > best:
+                best = candidate
+        if best is not None and best[0] > 0:
+            forms = Counter(p[best[2]] for p in inside if best[2] in p)
+            return _as_name(forms.most_common(1)[0][0])
+    return ""
+
+
+def _as_name(phrase: str) -> str:
+    """A phrase as a heading: its first letter capitalised unless the word is a coined one
+    (vLLM, KV)."""
+    first = phrase.split()[0]
+    coined = any(c.isupper() for c in first[1:]) or first[:1].isupper()
+    return phrase if coined else phrase[:1].upper() + phrase[1:]
+
+
+def contains_phrase(name: str, texts: list[str]) -> bool:
+    """Whether the name, as its words are matched, occurs in one of the texts."""
+    wanted = _key(_PHRASE_WORD.findall(name))
+    if not wanted:
+        return False
+    for text in texts:
+        words = _key(_PHRASE_WORD.findall(text))
+        n = len(wanted)
+        if any(tuple(words[i : i + n]) == wanted for i in range(len(words) - n + 1)):
+            return True
+    return False

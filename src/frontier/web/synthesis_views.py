@@ -62,17 +62,27 @@ def map_view(ctx: Context, row: sqlite3.Row) -> View:
     """One stored map: overview, themes, chronology, open problems, takeaways and its bundle."""
     content = json.loads(row["content"])
     sources = {s["number"]: s for s in json.loads(row["bundle"])}
+    said = {p["number"]: p["contribution"] for p in content.get("papers", [])}
 
     def members(numbers: list[int]) -> list[Source]:
-        return [sources[n] for n in numbers if n in sources]
+        return [sources[n] | {"said": said.get(n, "")} for n in numbers if n in sources]
 
     def items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """An item's sentence and the papers it names that the sentence does not cite."""
+        """An item as shown: its sentence, the papers it names that the sentence does not
+        cite, and who wrote it (code quotes the paper)."""
         return [
-            {"text": i["text"], "more": [n for n in i["papers"] if f"[{n}]" not in i["text"]]}
+            i
+            | {
+                "more": [n for n in i["papers"] if f"[{n}]" not in i["text"]],
+                "by": i.get("by", "code"),
+                "group": i.get("group", ""),
+                "page": i.get("page"),
+                "quote": i.get("quote", ""),
+            }
             for i in rows
         ]
 
+    takeaways = items(content["takeaways"])
     data = {
         "map": row,
         "topic": ctx.topic_title(row["topic"]) if row["topic"] else "all topics",
@@ -80,9 +90,13 @@ def map_view(ctx: Context, row: sqlite3.Row) -> View:
         "usage": content.get("usage", {}),
         "sources": sources,
         "themes": [theme | {"papers": members(theme["members"])} for theme in content["themes"]],
+        "apart": members(content.get("apart", [])),
         "chronology": [(p["period"], members(p["papers"])) for p in content["chronology"]],
         "problems": items(content["open_problems"]),
-        "takeaways": items(content["takeaways"]),
+        "takeaway_groups": [
+            (part, [t for t in takeaways if t["group"] == part])
+            for part in dict.fromkeys(t["group"] for t in takeaways)
+        ],
     }
     title = f"Research map: {data['topic']} ({row['at'][:10]})"
     return View("map.html", title, data)

@@ -135,10 +135,8 @@ def holds_quote(quote: str, paper_id: str, page: int | None, pages: dict, abstra
 def section_figures(report: dict, directory: Path) -> dict:
     by_number = {s["number"]: s["paper_id"] for s in report["bundle"]}
     pages, abstract = page_texts(directory), abstracts(directory)
-    papers = {p["number"]: p for p in report.get("papers", [])}
     texts = {
-        n: f"{s['title']}. {papers.get(n, {}).get('contribution', '')}"
-        for n, s in ((s["number"], s) for s in report["bundle"])
+        s["number"]: f"{s['title']}. {abstract.get(s['paper_id'], '')}" for s in report["bundle"]
     }
     names_held = sum(
         contains_phrase(t["name"], [texts[n] for n in t["members"]]) for t in report["themes"]

@@ -5,6 +5,7 @@ quoted result sentence of a cited paper. A map of a small real KB is walked and 
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from helpers import corpus, db, run_cli
 
 from frontier.synthesize.extracts import OTHER_LEVER, PaperFacts, lever, open_problems
-from frontier.synthesize.themes import contains_phrase, group, key_phrase, phrases
+from frontier.synthesize.themes import MAX_SHARE, contains_phrase, group, key_phrase, phrases
 
 FILES = (
     "speculative-decoding-leviathan.pdf",
@@ -58,14 +59,15 @@ def _unit(*values: float) -> np.ndarray:
 
 
 def test_themes_are_bounded_and_a_paper_close_to_none_stands_apart() -> None:
-    near_a = [_unit(1, 0.05 * i, 0, 0) for i in range(5)]
-    near_b = [_unit(0, 1, 0.05 * i, 0) for i in range(5)]
-    lone = [_unit(0, 0, 0, 1)]
-    grouping = group(np.stack([*near_a, *near_b, *lone]))
-    assert sorted(map(sorted, grouping.themes)) == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
-    assert grouping.apart == [10]
+    near_a = [_unit(1, 0.05 * i, 0, 0, 0) for i in range(4)]
+    near_b = [_unit(0, 1, 0.05 * i, 0, 0) for i in range(4)]
+    near_c = [_unit(0, 0, 1, 0.05 * i, 0) for i in range(4)]
+    lone = [_unit(0, 0, 0, 0, 1)]
+    grouping = group(np.stack([*near_a, *near_b, *near_c, *lone]))
+    assert sorted(map(sorted, grouping.themes)) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
+    assert grouping.apart == [12]
     many = np.stack([_unit(1, 0.01 * i, 0, 0) for i in range(12)] + [_unit(0, 1, 0, 0)] * 3)
-    assert max(len(t) for t in group(many).themes) <= 0.4 * len(many)
+    assert max(len(t) for t in group(many).themes) <= math.ceil(MAX_SHARE * len(many))
 
 
 def test_open_problems_are_the_papers_own_closing_statements() -> None:
@@ -104,7 +106,7 @@ def test_open_problems_are_the_papers_own_closing_statements() -> None:
 
 
 def _facts(title: str, contribution: str) -> PaperFacts:
-    return PaperFacts(1, title, "2024-01", title.split(":")[0], contribution, (), (), ())
+    return PaperFacts(1, title, "2024-01", title.split(":")[0], contribution, "", (), (), ())
 
 
 def test_takeaways_go_under_the_part_of_the_stack_the_paper_changes() -> None:
@@ -152,7 +154,7 @@ def test_a_map_by_code_says_something_in_every_section_and_quotes_its_papers(
         }
     paper_of = {s["number"]: s["paper_id"] for s in bundle}
     said = {
-        p["number"]: f"{s['title']}. {p['contribution']}"
+        p["number"]: f"{s['title']}. {abstracts[s['paper_id']]}"
         for p in data["papers"]
         for s in bundle
         if s["number"] == p["number"]

@@ -34,6 +34,7 @@ class PaperFacts:
     date: str
     system: str  # the name the paper gives its work, or its title
     contribution: str  # the abstract's statement of what the paper contributes
+    abstract: str
     headlines: tuple[Claim, ...]
     results: tuple[Quote, ...]  # the abstract's result sentences, when no claim is typed
     problems: tuple[Quote, ...]
@@ -86,6 +87,7 @@ def _facts(
         date=source.date,
         system=names[0] if names else source.title,
         contribution=contribution_sentences(source.title, abstract),
+        abstract=" ".join(plain_math(abstract).split()),
         headlines=tuple(claims),
         results=() if claims else tuple(_result_sentences(source.number, abstract, names)),
         problems=tuple(open_problems(source.number, full_text_chunks(conn, source.paper_id))),

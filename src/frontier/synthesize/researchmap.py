@@ -225,13 +225,16 @@ def _paper_line(facts: PaperFacts) -> dict[str, Any]:
 
 
 def _add_themes(rmap: ResearchMap, facts: list[PaperFacts], embedder: Embedder) -> None:
-    texts = [f"{f.title}. {f.contribution}" for f in facts]
-    grouping = group(embedder.embed(texts))
+    """Themes over what the papers contribute; each named by the phrase its papers' titles
+    and abstracts share that one of its titles or contribution sentences says."""
+    said = [f"{f.title}. {f.contribution}" for f in facts]
+    whole = [f"{f.title}. {f.abstract}" for f in facts]
+    grouping = group(embedder.embed(said))
     taken: set[str] = set()
     for members in grouping.themes:
-        inside = [texts[i] for i in members]
-        others = [texts[i] for i in range(len(texts)) if i not in members]
-        name = key_phrase(inside, others, taken) or f"Theme {len(rmap.themes) + 1}"
+        others = [whole[i] for i in range(len(whole)) if i not in members]
+        name = key_phrase([whole[i] for i in members], others, taken, [said[i] for i in members])
+        name = name or f"Theme {len(rmap.themes) + 1}"
         taken.add(name.lower())
         chosen = [facts[i] for i in members]
         rmap.themes.append(Theme(name, theme_line(chosen), [f.number for f in chosen]))
@@ -388,7 +391,7 @@ def _renamed(rmap: ResearchMap, facts: list[PaperFacts], proposed: ThemeName) ->
         return False
     theme = rmap.themes[proposed.theme - 1]
     by_number = {f.number: f for f in facts}
-    texts = [f"{by_number[n].title}. {by_number[n].contribution}" for n in theme.members]
+    texts = [f"{by_number[n].title}. {by_number[n].abstract}" for n in theme.members]
     taken = {t.name.lower() for t in rmap.themes if t is not theme}
     misfit = name_misfit(proposed.name, [by_number[n].title for n in theme.members], taken)
     if not misfit and not contains_phrase(proposed.name, texts):

@@ -115,7 +115,7 @@ def _terms(text: str) -> set[str]:
     return {w.lower() for w in _TITLE_WORD.findall(text)} - _GENERIC
 
 
-MAX_SHARE = 0.4  # no theme holds more than this share of the papers (when there are 10 or more)
+MAX_SHARE = 0.3  # no theme holds more than this share of the papers (when there are 10 or more)
 APART = 0.25  # a paper less similar than this to its theme's centre fits no theme
 
 
@@ -195,13 +195,23 @@ def phrases(text: str) -> dict[tuple[str, ...], str]:
     return found
 
 
-def key_phrase(members: list[str], others: list[str], taken: set[str] | None = None) -> str:
+def key_phrase(
+    members: list[str],
+    others: list[str],
+    taken: set[str] | None = None,
+    salient: list[str] | None = None,
+) -> str:
     """The phrase most of the members' texts hold and the others' texts do not ('speculative
     decoding', 'KV cache'), in the form the members print it most; a phrase two members hold
-    before one only one does; '' when there is none. A name in `taken` is another theme's."""
+    before one only one does; '' when there is none. A name in `taken` is another theme's;
+    with `salient` texts (titles and contribution sentences), only a phrase one of them holds
+    may name the theme."""
     inside = [phrases(t) for t in members]
     outside = [set(phrases(t)) for t in others]
     held = Counter(key for p in inside for key in p)
+    if salient is not None:
+        allowed = {key for text in salient for key in phrases(text)}
+        held = Counter({key: n for key, n in held.items() if key in allowed})
     taken_keys = {_key(name.split()) for name in taken or ()}
     for needed in dict.fromkeys((min(2, len(members)), 1)):
         best: tuple[float, int, tuple[str, ...]] | None = None

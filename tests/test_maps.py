@@ -179,3 +179,16 @@ def test_a_map_by_code_says_something_in_every_section_and_quotes_its_papers(
     assert data["notes"] == [
         "the model was not asked for prose: [curate] model_steps sets map to never"
     ]
+
+
+def test_a_deep_dive_leads_with_what_code_found_in_its_papers(small_kb: Path) -> None:
+    env = {"FRONTIER_LLM__ANSWER_DEADLINE": "0.5"}  # the sentences code found, before any model text
+    with db(small_kb) as conn:
+        abstracts = [_squash(r[0] or "") for r in conn.execute("SELECT abstract FROM papers")]
+    for preset in ("compare", "roadmap"):
+        result = run_cli("-w", str(small_kb), "ask", "--preset", preset, "--json", env=env)
+        assert result.code == 0, result.err
+        (answer,) = result.json()
+        quoted = re.findall(r'^- "(.+)" \[\d+\]$', answer["answer"], re.M)
+        assert quoted, answer["answer"]
+        assert all(any(_squash(q)[:100] in a for a in abstracts) for q in quoted), preset

@@ -28,6 +28,7 @@ from frontier.synthesize.ask import (
     save_answer,
 )
 from frontier.synthesize.bundle import Bundle
+from frontier.synthesize.deep_dives import preset_leading
 from frontier.synthesize.proposals import map_path, propose_gaps, save_map
 from frontier.synthesize.researchmap import ResearchMap, write_map
 from frontier.synthesize.retrieve import Retriever
@@ -108,6 +109,8 @@ async def _answer_all(
         settings.llm, conn, run_id=run.id, command="ask", use_cache=request.use_cache
     ) as llm:
         bundle = _first_bundle(ws, conn, llm, request)
+        focus = request.questions[0] if request.questions else ""
+        leading = preset_leading(conn, bundle, request.preset, focus) if request.preset else None
         answers = []
         # one at a time: they share the bundle, and llama-server keeps a prefix per slot, so a
         # question sent beside another would evaluate the bundle again in a slot of its own
@@ -120,6 +123,7 @@ async def _answer_all(
                 preset=request.preset,
                 think=think,
                 deadline=time.monotonic() + settings.llm.answer_deadline,
+                leading=leading,
             )
             save_answer(conn, answer, run.id, request.topic or "", request.preset)
             answers.append(answer)

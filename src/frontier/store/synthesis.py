@@ -149,3 +149,14 @@ def supported_ask_bundle(conn: sqlite3.Connection, ask_id: int | None) -> tuple[
         (ask_id, ask_id),
     ).fetchone()
     return None if row is None else (int(row[0]), str(row[1]))
+
+
+def paper_abstracts(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, str]:
+    """The abstracts of these papers ('' when a paper has none), by paper."""
+    marks = ", ".join("?" for _ in paper_ids)
+    rows = (
+        conn.execute(f"SELECT id, abstract FROM papers WHERE id IN ({marks})", paper_ids).fetchall()
+        if paper_ids
+        else []
+    )
+    return {str(r[0]): str(r[1] or "") for r in rows}

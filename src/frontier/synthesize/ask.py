@@ -206,14 +206,16 @@ async def answer_over(
     preset: str = "",
     think: bool = False,
     deadline: float | None = None,
+    leading: list[Answering] | None = None,
 ) -> Answer:
     """Ask over a fixed bundle: the bundle comes first in the prompt so follow-ups reuse it.
-    Past the `deadline` (a `time.monotonic()` value) the call is cancelled and the answer is
-    the answering sentences alone."""
+    The answer leads with the `leading` sentences (a preset's, found by code) or else the
+    answering sentences code ranks. Past the `deadline` (a `time.monotonic()` value) the call
+    is cancelled and the answer is those sentences alone."""
     if not bundle.sources:
         return Answer(question, NO_SUPPORT, bundle, supported=False)
     prompt = prompt_for(preset)
-    answering = answering_sentences(bundle, question)
+    answering = leading or answering_sentences(bundle, question)
     messages = _messages(prompt, field_name, question, bundle, answering)
     started = time.perf_counter()
     call = llm.chat(
@@ -259,14 +261,15 @@ async def stream_answer(
     *,
     preset: str = "",
     deadline: float | None = None,
+    leading: list[Answering] | None = None,
 ) -> AsyncIterator[str | Answer]:
     """`answer_over` streamed: the text as the model writes it, then the checked Answer (past
-    the deadline, the answering sentences alone)."""
+    the deadline, the leading or answering sentences alone)."""
     if not bundle.sources:
         yield Answer(question, NO_SUPPORT, bundle, supported=False)
         return
     prompt = prompt_for(preset)
-    answering = answering_sentences(bundle, question)
+    answering = leading or answering_sentences(bundle, question)
     messages = _messages(prompt, field_name, question, bundle, answering)
     purpose = f"ask:{preset or 'answer'}"
     stream = llm.chat_stream(

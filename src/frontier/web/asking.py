@@ -23,6 +23,7 @@ from frontier.llm.client import LLM
 from frontier.llm.records import LLMFailure
 from frontier.store.browse import read_only
 from frontier.store.runs import RunOutcome, recorded_run
+from frontier.synthesize.answering import Answering
 from frontier.synthesize.ask import (
     Answer,
     budget_for,
@@ -31,6 +32,7 @@ from frontier.synthesize.ask import (
     stream_answer,
 )
 from frontier.synthesize.bundle import Bundle
+from frontier.synthesize.deep_dives import preset_leading
 from frontier.synthesize.presets import PRESETS
 from frontier.synthesize.retrieve import Retriever
 from frontier.synthesize.topic_query import topic_query
@@ -116,7 +118,9 @@ class AskPage:
         ):
             async with LLM(ws.settings.llm, conn, run_id=run.id, command="ask") as llm:
                 query = question or topic_query(ws.settings, topic or None)
-                bundle = await run_in_threadpool(self._bundle, query, topic, preset, llm)
+                bundle, leading = await run_in_threadpool(
+                    self._bundle, query, topic, preset, question, llm
+                )
                 yield '<p class="draft" id="draft">'
                 outcome: Answer | LLMFailure | None = None
                 try:
@@ -127,6 +131,7 @@ class AskPage:
                         bundle,
                         preset=preset,
                         deadline=ticket.deadline,
+                        leading=leading,
                     ):
                         if isinstance(item, Answer):
                             outcome = item
@@ -157,10 +162,14 @@ class AskPage:
         deadline = self.state.ws.settings.llm.answer_deadline
         return self._fragment(answer_data(outcome) | {"failure": "", "deadline": deadline})
 
-    def _bundle(self, query: str, topic: str, preset: str, llm: LLM) -> Bundle:
+    def _bundle(
+        self, query: str, topic: str, preset: str, focus: str, llm: LLM
+    ) -> tuple[Bundle, list[Answering] | None]:
+        """The sources, and for a preset the sentences code leads its answer with."""
         with contextlib.closing(read_only(self.state.ws.db_path)) as conn:
             retriever = Retriever(conn, self.state.embedder.get())
-            return build_bundle(conn, retriever, query, budget_for(llm), topic or None, preset)
+            bundle = build_bundle(conn, retriever, query, budget_for(llm), topic or None, preset)
+            return bundle, preset_leading(conn, bundle, preset, focus) if preset else None
 
     def _fragment(self, data: dict[str, object]) -> str:
         template = environment().get_template("answer.html")

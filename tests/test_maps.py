@@ -182,7 +182,9 @@ def test_a_map_by_code_says_something_in_every_section_and_quotes_its_papers(
 
 
 def test_a_deep_dive_leads_with_what_code_found_in_its_papers(small_kb: Path) -> None:
-    env = {"FRONTIER_LLM__ANSWER_DEADLINE": "0.5"}  # the sentences code found, before any model text
+    env = {
+        "FRONTIER_LLM__ANSWER_DEADLINE": "0.5"
+    }  # the sentences code found, before any model text
     with db(small_kb) as conn:
         abstracts = [_squash(r[0] or "") for r in conn.execute("SELECT abstract FROM papers")]
     for preset in ("compare", "roadmap"):

@@ -36,7 +36,8 @@ class Discoverer(Generic[S, Q]):
     settings: type[S]  # the model of its section
     section: Callable[[Settings], S]  # its section of a workspace's settings
     asks: Callable[[Topic], bool]  # whether a topic has a query for it
-    query: Callable[[Topic, dt.date, int | None, int], Q]  # a topic's: today, days, at most
+    # a topic's query up to today: over the days given (None: its window), for at most n papers
+    query: Callable[[Topic, dt.date, int | None, int], Q]
     search: Callable[[Q, S], Iterable[SourceRecord | RecordError]]
     error: type[Exception]  # what `search` raises when the source cannot answer
     unreachable: Callable[[Exception], bool]  # the source failed, not the query: stop asking it

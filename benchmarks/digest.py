@@ -33,10 +33,10 @@ from frontier.render.digest_page import digest_page, digest_path
 from frontier.render.topics import entry_block
 from frontier.store.digests import digest_mark, ids_param, log_end
 from frontier.store.kb import load_kb
+from frontier.web.base import View
 from frontier.web.digest_views import digest_body
 from frontier.web.links import Links
 from frontier.web.templating import render
-from frontier.web.views import View
 
 
 def newest_papers(conn: sqlite3.Connection, count: int) -> list[str]:

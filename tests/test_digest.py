@@ -27,9 +27,8 @@ from typer.testing import CliRunner
 from web_kb import serving
 
 from frontier.cli import app
-from frontier.intake.discover import topic_query
 from frontier.render.common import safe_name
-from frontier.sources.arxiv_api import build_search_query
+from frontier.sources.arxiv_api import build_search_query, topic_query
 from frontier.workspace import open_workspace
 
 pytestmark = pytest.mark.slow

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, get_args, get_origin
 
 import pytest
 from helpers import run_cli
 
-from frontier.config import ConfigError, ScopeLine, load_settings
+from frontier.config import ConfigError, ScopeLine, Settings, load_settings, read_config_file
 
 
 def test_init_writes_commented_config_with_topics(workspace: Path) -> None:
@@ -70,3 +71,25 @@ def test_bad_config_names_file_and_key(workspace: Path, edit, key: str) -> None:
     assert str(config) in str(caught.value) and key in str(caught.value)
     result = run_cli("-w", str(workspace), "status")
     assert result.code == 1 and key in result.err and "Traceback" not in result.err
+
+
+def _written_wrong(annotation: object) -> str:
+    """A TOML value that does not fit a field of this type as written: a number where text goes,
+    text anywhere else (where a number, a switch, a list or a table goes)."""
+    text = annotation is str or get_origin(annotation) is Literal
+    return "12" if text else '"12"'
+
+
+@pytest.mark.parametrize("section", list(Settings.model_fields))
+def test_every_key_of_every_section_is_checked_as_written(tmp_path: Path, section: str) -> None:
+    annotation = Settings.model_fields[section].annotation
+    listed = get_origin(annotation) is list
+    model = get_args(annotation)[0] if listed else annotation
+    config = tmp_path / "frontier.toml"
+    for key, field in model.model_fields.items():
+        header = f"[[{section}]]" if listed else f"[{section}]"
+        config.write_text(f"{header}\n{key} = {_written_wrong(field.annotation)}\n")
+        with pytest.raises(ConfigError) as caught:
+            read_config_file(config)
+        where = f"{section}.0.{key}" if listed else f"{section}.{key}"
+        assert f"key '{where}'" in str(caught.value), (where, str(caught.value))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
@@ -368,18 +368,23 @@ class Settings(BaseSettings):
         raise ConfigError(f"no topic '{slug}' (known: {', '.join(t.slug for t in self.topics)})")
 
 
-# the sections of the file and the models their values must fit as written
-_FILE_SECTIONS: dict[str, type[BaseModel]] = {
-    "field": FieldSettings,
-    "arxiv": ArxivSettings,
-    "ingest": IngestSettings,
-    "llm": LLMSettings,
-    "curate": CurateSettings,
-    "cluster": ClusterSettings,
-    "results": ResultsSettings,
-    "serve": ServeSettings,
-}
-_FILE_LISTS: dict[str, type[BaseModel]] = {"topics": Topic, "entities": Entity}
+def _file_models() -> tuple[dict[str, type[BaseModel]], dict[str, type[BaseModel]]]:
+    """The models the values of each part of the file must fit as written, from the fields of
+    Settings: its sections (`[llm]`) and its lists of tables (`[[topics]]`)."""
+    sections: dict[str, type[BaseModel]] = {}
+    lists: dict[str, type[BaseModel]] = {}
+    for name, info in Settings.model_fields.items():
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            sections[name] = annotation
+        elif get_origin(annotation) is list:
+            (item,) = get_args(annotation)
+            if isinstance(item, type) and issubclass(item, BaseModel):
+                lists[name] = item
+    return sections, lists
+
+
+_FILE_SECTIONS, _FILE_LISTS = _file_models()
 
 
 def read_config_file(config_path: Path) -> dict[str, object]:

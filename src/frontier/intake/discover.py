@@ -1,29 +1,61 @@
-"""`frontier discover`: each topic's arXiv query over its discovery window, newest first."""
+"""`frontier discover`: each topic's query to every source of DISCOVERERS over its discovery
+window, newest first. A new source is a client in `sources/` (a topic's query, a search), its
+section of the settings in `config.py` and a row of DISCOVERERS."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
-import arxiv
-import requests
-
-from frontier.config import Topic
+from frontier.config import ArxivSettings, Settings, Topic
 from frontier.intake.expand import Plan
 from frontier.intake.report import Entry
-from frontier.sources.arxiv_api import ArxivError, ArxivQuery, search_arxiv
-from frontier.sources.records import RecordError
+from frontier.sources import arxiv_api
+from frontier.sources.records import RecordError, SourceRecord
 from frontier.workspace import Workspace
 
 
-def topic_query(topic: Topic, today: dt.date, days: int | None, max_results: int) -> ArxivQuery:
-    window = days if days is not None else topic.window_days
-    return ArxivQuery(
-        terms=topic.arxiv_query,
-        categories=topic.arxiv_categories,
-        since=today - dt.timedelta(days=window),
-        until=today,
-        max_results=max_results,
-    )
+class DiscoverySettings(Protocol):
+    """What the section of every discovery source holds."""
+
+    max_results: int  # the cap per topic and run, unless a run asks for another
+
+
+S = TypeVar("S", bound=DiscoverySettings)
+Q = TypeVar("Q")
+
+
+@dataclass(frozen=True)
+class Discoverer(Generic[S, Q]):
+    """A source discovery asks for each topic's papers of its window."""
+
+    name: str  # its section of frontier.toml, and the code of the problems it reports
+    label: str  # as messages name it
+    settings: type[S]  # the model of its section
+    section: Callable[[Settings], S]  # its section of a workspace's settings
+    asks: Callable[[Topic], bool]  # whether a topic has a query for it
+    # a topic's query up to today: over the days given (None: its window), for at most n papers
+    query: Callable[[Topic, dt.date, int | None, int], Q]
+    search: Callable[[Q, S], Iterable[SourceRecord | RecordError]]
+    error: type[Exception]  # what `search` raises when the source cannot answer
+    unreachable: Callable[[Exception], bool]  # the source failed, not the query: stop asking it
+
+
+DISCOVERERS: tuple[Discoverer[Any, Any], ...] = (
+    Discoverer(
+        name="arxiv",
+        label="arXiv",
+        settings=ArxivSettings,
+        section=lambda settings: settings.arxiv,
+        asks=arxiv_api.asks_arxiv,
+        query=arxiv_api.topic_query,
+        search=arxiv_api.search_arxiv,
+        error=arxiv_api.ArxivError,
+        unreachable=arxiv_api.unreachable,
+    ),
+)
 
 
 def plan_discovery(
@@ -34,39 +66,52 @@ def plan_discovery(
     max_results: int | None = None,
     today: dt.date | None = None,
 ) -> Plan:
-    """Records from arXiv for every topic; a topic whose query fails is reported, the rest go on.
-    Once arXiv cannot be reached, the remaining topics are reported as skipped, not retried."""
+    """Records from every source for every topic; a topic whose query fails is reported, the
+    rest go on. Once a source cannot be reached, its remaining topics are reported as skipped,
+    not retried. A paper two queries find is planned once."""
     plan = Plan()
     seen: set[str] = set()
-    limit = max_results or ws.settings.arxiv.max_results
-    unreachable = ""
-    for topic in topics:
-        if not topic.arxiv_query and not topic.arxiv_categories:
-            continue
-        if unreachable:
-            skipped = f"skipped: arXiv was unreachable for {unreachable} in this run"
-            plan.problems.append(Entry(f"topic {topic.slug}", "failed", skipped, code="arxiv"))
-            continue
-        query = topic_query(topic, today or dt.date.today(), days, limit)
-        try:
-            for record in search_arxiv(query, ws.settings.arxiv):
-                if isinstance(record, RecordError):
-                    plan.problems.append(
-                        Entry(record.ref, "rejected", record.reason, code="bad_record")
-                    )
-                    continue
-                key = record.arxiv_id or record.title or ""
-                if key in seen:
-                    continue
-                seen.add(key)
-                plan.records.append((record.arxiv_id or record.source_ref, record))
-        except ArxivError as exc:
-            plan.problems.append(Entry(f"topic {topic.slug}", "failed", str(exc), code="arxiv"))
-            if _unreachable(exc):
-                unreachable = f"topic {topic.slug}"
+    for discoverer in DISCOVERERS:
+        found = _discover(discoverer, ws.settings, topics, days, max_results, today)
+        for record in found:
+            if isinstance(record, Entry):
+                plan.problems.append(record)
+                continue
+            key = record.arxiv_id or record.title or ""
+            if key in seen:
+                continue
+            seen.add(key)
+            plan.records.append((record.arxiv_id or record.source_ref, record))
     return plan
 
 
-def _unreachable(exc: ArxivError) -> bool:
-    """The API itself failed (network, server errors after the retries), not this query."""
-    return isinstance(exc.__cause__, requests.RequestException | arxiv.HTTPError)
+def _discover(
+    discoverer: Discoverer[S, Q],
+    settings: Settings,
+    topics: list[Topic],
+    days: int | None,
+    max_results: int | None,
+    today: dt.date | None,
+) -> Iterable[SourceRecord | Entry]:
+    """What one source finds for the topics that ask it anything: records, and the problems."""
+    section = discoverer.section(settings)
+    limit = max_results or section.max_results
+    unreachable = ""
+    for topic in topics:
+        if not discoverer.asks(topic):
+            continue
+        if unreachable:
+            skipped = f"skipped: {discoverer.label} was unreachable for {unreachable} in this run"
+            yield Entry(f"topic {topic.slug}", "failed", skipped, code=discoverer.name)
+            continue
+        query = discoverer.query(topic, today or dt.date.today(), days, limit)
+        try:
+            for record in discoverer.search(query, section):
+                if isinstance(record, RecordError):
+                    yield Entry(record.ref, "rejected", record.reason, code="bad_record")
+                else:
+                    yield record
+        except discoverer.error as exc:
+            yield Entry(f"topic {topic.slug}", "failed", str(exc), code=discoverer.name)
+            if discoverer.unreachable(exc):
+                unreachable = f"topic {topic.slug}"

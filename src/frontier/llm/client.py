@@ -19,9 +19,15 @@ import openai
 from pydantic import BaseModel, ValidationError
 
 from frontier.config import LLMSettings
-from frontier.llm.backends import detect_backend, response_format, split_reasoning, thinking_params
+from frontier.llm.backends import (
+    EMBEDDED,
+    chosen_backend,
+    response_format,
+    split_reasoning,
+    thinking_params,
+)
 from frontier.llm.deadline import cancel_reason
-from frontier.llm.embedded import EmbeddedServer, shared_embedded
+from frontier.llm.embedded import EmbeddedServer
 from frontier.llm.ledger import cache_get, cache_key, cache_put, record_call
 from frontier.llm.records import ChatResult, LLMFailure, Structured, Usage
 from frontier.llm.router import Endpoint, shared_router
@@ -29,7 +35,6 @@ from frontier.llm.streaming import StreamedReply, read_usage
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
-EMBEDDED = "embedded"
 _BACKOFF_BASE_S, _BACKOFF_MAX_S = 0.5, 20.0
 
 
@@ -80,8 +85,12 @@ class LLM:
         self.command = command
         self.use_cache = use_cache
         urls = configured_urls(settings)
-        self.embedded: EmbeddedServer | None = None if urls else shared_embedded(settings)
-        self.backend = EMBEDDED if self.embedded else detect_backend(urls[0], settings.backend)
+        kind = chosen_backend(urls, settings)
+        self.backend = kind.name
+        # only when no endpoint is configured: a configured one is served already
+        self.embedded: EmbeddedServer | None = (
+            kind.own_server(settings) if kind.own_server and not urls else None
+        )
         self.router = shared_router(urls or [EMBEDDED])
         self._clients: dict[str, openai.AsyncOpenAI] = {}
         self._model = settings.model or (self.embedded.model_name if self.embedded else "")

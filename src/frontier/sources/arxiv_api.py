@@ -19,7 +19,7 @@ from lxml import etree
 from pydantic import BaseModel, Field, ValidationError, model_validator
 from requests.adapters import HTTPAdapter
 
-from frontier.config import ArxivSettings
+from frontier.config import ArxivSettings, Topic
 from frontier.sources.ids import normalize_doi, parse_arxiv_id
 from frontier.sources.records import RecordError, SourceRecord, describe_invalid, printable
 
@@ -92,6 +92,28 @@ def search_arxiv(q: ArxivQuery, settings: ArxivSettings) -> Iterator[SourceRecor
         sort_order=arxiv.SortOrder.Descending,
     )
     yield from _run(search, settings, source_ref=query)
+
+
+def asks_arxiv(topic: Topic) -> bool:
+    """Whether discovery has anything to ask arXiv for a topic: search terms or categories."""
+    return bool(topic.arxiv_query or topic.arxiv_categories)
+
+
+def topic_query(topic: Topic, today: dt.date, days: int | None, max_results: int) -> ArxivQuery:
+    """A topic's search over its discovery window (the last `days`, else its own) up to today."""
+    window = days if days is not None else topic.window_days
+    return ArxivQuery(
+        terms=topic.arxiv_query,
+        categories=topic.arxiv_categories,
+        since=today - dt.timedelta(days=window),
+        until=today,
+        max_results=max_results,
+    )
+
+
+def unreachable(exc: Exception) -> bool:
+    """The API itself failed (network, server errors after the retries), not this query."""
+    return isinstance(exc.__cause__, requests.RequestException | arxiv.HTTPError)
 
 
 def fetch_arxiv_ids(ids: list[str], settings: ArxivSettings) -> list[SourceRecord | RecordError]:

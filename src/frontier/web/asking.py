@@ -45,6 +45,10 @@ from frontier.web.templating import environment
 ANSWER_SLOT = "<!--answer-->"
 
 
+async def ask_page(server: ServerState, request: Request) -> Response:
+    return await AskPage(server).ask(request)
+
+
 class AskPage:
     """GET shows the form; POST (with the page's token) streams the answer."""
 

@@ -1,10 +1,14 @@
-"""What the digest pages show: every stored digest as the vault has it, entries as the topic
-pages show them, links to the paper pages."""
+"""The digest pages: every stored digest as the vault has it, entries as the topic pages show
+them, links to the paper pages. What they show, how the server answers them and what the static
+site writes."""
 
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
 
 from frontier.config import Settings
 from frontier.render.common import Context
@@ -13,7 +17,12 @@ from frontier.render.digest import relation_label as label
 from frontier.render.digest_page import CHANGE_TITLES, NO_NEW_PAPER, stored_intro, stored_title
 from frontier.store.digests import StoredDigest, stored_digests
 from frontier.store.kb import ConflictEvidence, Relation
-from frontier.web.views import NotFound, View, entry_row, papers_of
+from frontier.web.base import NotFound, View
+from frontier.web.views import entry_row, papers_of
+
+if TYPE_CHECKING:
+    from frontier.web.server_state import ServerState
+    from frontier.web.site import SiteBuild
 
 DIGESTS_SHOWN = 10  # whole on the list page; each digest also has a page of its own
 
@@ -109,3 +118,26 @@ def _pair(ctx: Context, found: ConflictEvidence) -> list[dict[str, Any]]:
         )
         if paper in ctx.kb.papers
     ]
+
+
+# how the server answers each page, and what the static site writes for it
+
+
+def digests_page(server: ServerState, request: Request) -> Response:
+    with server.reading() as (conn, ctx):
+        return server.page(digests_view(conn, server.ws.settings), ctx)
+
+
+def digests_files(site: SiteBuild) -> None:
+    site.write("digests", digests_view(site.conn, site.ctx.settings))
+
+
+def digest_page(server: ServerState, request: Request) -> Response:
+    with server.reading() as (conn, ctx):
+        view = digest_view(conn, server.ws.settings, request.path_params["name"])
+        return server.page(view, ctx)
+
+
+def digest_files(site: SiteBuild) -> None:
+    for row in stored_digests(site.conn):
+        site.write("digest", digest_view(site.conn, site.ctx.settings, row.name), row.name)

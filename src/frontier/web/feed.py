@@ -6,15 +6,22 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import uuid
+from typing import TYPE_CHECKING
 
 from feedgen.feed import FeedGenerator
+from starlette.requests import Request
+from starlette.responses import Response
 
 from frontier.config import Settings
 from frontier.store.digests import digest_state, stored_digests
+from frontier.web.base import View
 from frontier.web.digest_views import stored_digest_data
-from frontier.web.links import Links, VaultLinks
+from frontier.web.links import Links, VaultLinks, site_file
 from frontier.web.templating import render
-from frontier.web.views import View
+
+if TYPE_CHECKING:
+    from frontier.web.server_state import ServerState
+    from frontier.web.site import SiteBuild
 
 FEED_ENTRIES = 30  # the newest digests; older ones stay on the digest pages
 FEED_TITLE = "What changed"
@@ -58,3 +65,21 @@ def vault_feed(conn: sqlite3.Connection, settings: Settings) -> str:
     base = settings.site.base_url
     links = Links(static_site=True, base=base) if base else VaultLinks()
     return atom_feed(conn, settings, links)
+
+
+# how the server answers the feed, and how the static site writes it
+
+
+def feed_page(server: ServerState, request: Request) -> Response:
+    """The feed, its links absolute on this server: at the address it is shared at, never one a
+    request names (on loopback, the request's own)."""
+    links = Links(base=server.sharing.base_url or str(request.base_url))
+    with server.reading() as (conn, _ctx):
+        xml = atom_feed(conn, server.ws.settings, links)
+    return Response(xml, media_type="application/atom+xml; charset=utf-8")
+
+
+def feed_files(site: SiteBuild) -> None:
+    """The feed: links start with `site.base_url`, else are relative to the feed."""
+    links = site.links("feed", base=site.ctx.settings.site.base_url)
+    site.add(site_file("feed"), atom_feed(site.conn, site.ctx.settings, links))

@@ -5,24 +5,29 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from frontier.render.common import entity_path, frontier_path, safe_name, source_path, topic_path
 from frontier.render.digest_page import digest_path
-from frontier.web.pages import PAGES
-
-STATIC_FILES = ("style.css", "claims.js", "search.js")  # packaged; the site adds its index
 
 
-_PATHS = {page.name: page.path for page in PAGES}
+@cache
+def _paths() -> dict[str, str]:
+    """The path of each page of PAGES, by name."""
+    # imported here, not above: the pages table names the views, and the views make links
+    from frontier.web.pages import PAGES
+
+    return {page.name: page.path for page in PAGES}
 
 
 def page_path(name: str, *args: object) -> str:
     """The page's path without a suffix, e.g. `paper/2309.06180/page/4` ('' is the home page)."""
-    if name not in _PATHS:
+    paths = _paths()
+    if name not in paths:
         raise ValueError(f"no such page: {name}")
-    return _PATHS[name].format(*args)
+    return paths[name].format(*args)
 
 
 def site_file(name: str, *args: object) -> str:

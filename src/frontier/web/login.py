@@ -8,8 +8,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from frontier.web.access import current_session, over_tls, same_secret, session_cookie
+from frontier.web.base import NotFound, View
 from frontier.web.server_state import ServerState
-from frontier.web.views import NotFound, View
 
 
 def safe_next(target: str) -> str:
@@ -49,3 +49,7 @@ class LoginPage:
         response = RedirectResponse(safe_next(target), status_code=303)
         response.headers.append("set-cookie", session_cookie(value, secure))
         return response
+
+
+async def login_page(server: ServerState, request: Request) -> Response:
+    return await LoginPage(server).login(request)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from starlette.exceptions import HTTPException
 
-from frontier.web.views import NotFound
+from frontier.web.base import NotFound
 
 # every number up to this many digits is below 2**63: SQLite holds it as a row id
 MAX_DIGITS = 18

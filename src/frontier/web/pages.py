@@ -1,9 +1,35 @@
 """Every page of the web UI, one row each: the table the routes, the links, the navigation and
-the static site are built from. A new page is a view plus a row here."""
+the static site are built from. A new page is a view (the function that answers its route, with
+its site writer if the static site holds it), a template and a row here."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from frontier.web import (
+    asking,
+    assets,
+    digest_views,
+    feed,
+    login,
+    results_views,
+    synthesis_views,
+    views,
+)
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from frontier.web.server_state import ServerState
+    from frontier.web.site import SiteBuild
+
+    # answers a request to the page's route
+    PageView = Callable[[ServerState, Request], Response | Awaitable[Response]]
+    # writes the page into the static site: a file for each topic, paper, ... it is shown for
+    SiteWriter = Callable[[SiteBuild], None]
 
 
 @dataclass(frozen=True)
@@ -13,38 +39,152 @@ class Page:
     name: str  # what links call it: Links().url(name, *args)
     path: str  # its path with positional parts, e.g. "topic/{0}"; "" is the home page
     route: str | None  # the server's route, None when another route serves it
-    view: str | None  # the WebApp handler that answers the route
-    in_site: bool  # written by `frontier site` as well
+    view: PageView | None  # what answers the route
+    template: str | None  # what its HTML is rendered from, if it is HTML
+    site: SiteWriter | None  # how `frontier site` writes it, None when the site has no such page
     nav: str | None = None  # its label in the navigation bar, if it has one
     methods: tuple[str, ...] = ("GET",)
 
+    @property
+    def in_site(self) -> bool:
+        """Whether `frontier site` writes it as well."""
+        return self.site is not None
+
 
 PAGES: tuple[Page, ...] = (
-    Page("ask", "ask", "/ask", "ask", in_site=False, nav="Ask", methods=("GET", "POST")),
-    Page("topics", "", "/", "topics", in_site=True, nav="Topics"),
-    Page("topic", "topic/{0}", "/topic/{slug}", "topic", in_site=True),
-    Page("frontier", "topic/{0}/frontier", "/topic/{slug}/frontier", "frontier", in_site=True),
-    Page("paper", "paper/{0}", "/paper/{rest:path}", "paper", in_site=True),
-    Page("page", "paper/{0}/page/{1}", None, None, in_site=True),  # served by the paper route
-    Page("entity", "entity/{0}", "/entity/{slug}", "entity", in_site=True),
-    Page("claims", "claims", "/claims", "claims", in_site=True, nav="Claims"),
-    Page("results", "results", "/results", "results", in_site=True, nav="Results"),
-    Page("results_graph", "results/graph", "/results/graph", "results_graph", in_site=True),
-    Page("search", "search", "/search", "search", in_site=True, nav="Search"),
-    Page("maps", "maps", "/maps", "maps", in_site=True, nav="Maps"),
-    Page("map", "maps/{0}", "/maps/{map_id}", "one_map", in_site=True),
-    Page("digests", "digest", "/digest", "digests", in_site=True, nav="Digest"),
-    Page("digest", "digest/{0}", "/digest/{name}", "one_digest", in_site=True),
-    Page("feed", "feed.xml", "/feed.xml", "feed", in_site=True),
-    Page("usage", "usage", "/usage", "usage", in_site=True, nav="Usage"),
-    Page("login", "login", "/login", "login", in_site=False, methods=("GET", "POST")),
-    Page("static", "static/{0}", "/static/{name}", "static", in_site=True),
+    Page(
+        "ask",
+        "ask",
+        "/ask",
+        asking.ask_page,
+        "ask.html",
+        site=None,
+        nav="Ask",
+        methods=("GET", "POST"),
+    ),
+    Page("topics", "", "/", views.topics_page, "topics.html", views.topics_files, nav="Topics"),
+    Page("topic", "topic/{0}", "/topic/{slug}", views.topic_page, "topic.html", views.topic_files),
+    Page(
+        "frontier",
+        "topic/{0}/frontier",
+        "/topic/{slug}/frontier",
+        views.frontier_page,
+        "frontier.html",
+        views.frontier_files,
+    ),
+    Page(
+        "paper",
+        "paper/{0}",
+        "/paper/{rest:path}",
+        views.paper_page,  # its pages too
+        "paper.html",
+        views.paper_files,
+    ),
+    Page("page", "paper/{0}/page/{1}", None, None, "page.html", views.page_files),
+    Page(
+        "entity",
+        "entity/{0}",
+        "/entity/{slug}",
+        views.entity_page,
+        "entity.html",
+        views.entity_files,
+    ),
+    Page(
+        "claims",
+        "claims",
+        "/claims",
+        views.claims_page,
+        "claims.html",
+        views.claims_files,
+        nav="Claims",
+    ),
+    Page(
+        "results",
+        "results",
+        "/results",
+        results_views.results_page,
+        "results.html",
+        results_views.results_files,
+        nav="Results",
+    ),
+    Page(
+        "results_graph",
+        "results/graph",
+        "/results/graph",
+        results_views.results_graph_page,
+        "results_graph.html",
+        results_views.results_graph_files,
+    ),
+    Page(
+        "search",
+        "search",
+        "/search",
+        views.search_page,
+        "search.html",
+        views.search_files,
+        nav="Search",
+    ),
+    Page(
+        "maps",
+        "maps",
+        "/maps",
+        synthesis_views.maps_page,
+        "maps.html",
+        synthesis_views.maps_files,
+        nav="Maps",
+    ),
+    Page(
+        "map",
+        "maps/{0}",
+        "/maps/{map_id}",
+        synthesis_views.map_page,
+        "map.html",
+        synthesis_views.map_files,
+    ),
+    Page(
+        "digests",
+        "digest",
+        "/digest",
+        digest_views.digests_page,
+        "digests.html",
+        digest_views.digests_files,
+        nav="Digest",
+    ),
+    Page(
+        "digest",
+        "digest/{0}",
+        "/digest/{name}",
+        digest_views.digest_page,
+        "digest.html",
+        digest_views.digest_files,
+    ),
+    Page("feed", "feed.xml", "/feed.xml", feed.feed_page, None, feed.feed_files),
+    Page(
+        "usage",
+        "usage",
+        "/usage",
+        views.usage_page,
+        "usage.html",
+        views.usage_files,
+        nav="Usage",
+    ),
+    Page(
+        "login",
+        "login",
+        "/login",
+        login.login_page,
+        "login.html",
+        site=None,
+        methods=("GET", "POST"),
+    ),
+    Page("static", "static/{0}", "/static/{name}", assets.static_page, None, assets.static_files),
     Page(
         "gap_action",
         "gap/{0}/{1}",
         "/gap/{gap_id}/{action}",
-        "gap_action",
-        in_site=False,
+        views.gap_action,
+        None,
+        site=None,
         methods=("POST",),
     ),
 )
@@ -52,3 +192,8 @@ BY_NAME = {page.name: page for page in PAGES}
 # (label, page name) in the order the navigation bar shows them
 NAV_ORDER = ("topics", "digests", "claims", "results", "search", "maps", "ask", "usage")
 NAV: list[tuple[str, str]] = [(BY_NAME[name].nav or name, name) for name in NAV_ORDER]
+
+
+def navigation(static_site: bool) -> list[tuple[str, str]]:
+    """(label, page name) of the navigation bar; the static site's names only the pages it has."""
+    return [(label, name) for label, name in NAV if not static_site or BY_NAME[name].in_site]

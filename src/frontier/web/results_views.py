@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import Response
 
 from frontier.render.common import Context, value_with_unit
 from frontier.store.browse import page_counts
@@ -25,12 +27,17 @@ from frontier.synthesize.results import (
     picked,
 )
 from frontier.web import svg
+from frontier.web.base import NotFound, View
 from frontier.web.links import Links, quote_link
-from frontier.web.views import NotFound, View
+
+if TYPE_CHECKING:
+    from frontier.web.server_state import ServerState
+    from frontier.web.site import SiteBuild
 
 RESULT_FILTERS = ("metric", "baseline", "model", "hardware", "topic")
 TABLES_KEPT = 32  # filtered tables kept per loaded KB: readers page through a few at a time
 MAX_GRAPH_NODES = 40  # the most measured; a bigger circle is unreadable
+RESULTS_SHOWN = 1000  # on the server (the static site has them all)
 
 
 def result_filters(params: Mapping[str, str]) -> dict[str, str]:
@@ -307,3 +314,28 @@ def _edge_note(edges: list[Edge]) -> str:
     first = edges[0]
     metrics = ", ".join(f"{e.family} ({len(e.results)})" for e in edges)
     return f"{first.system} over {first.baseline}: {metrics}"
+
+
+# how the server answers each page, and what the static site writes for it
+
+
+def results_page(server: ServerState, request: Request) -> Response:
+    filters = result_filters(request.query_params)
+    with server.reading() as (conn, ctx):
+        view = results_view(ctx, conn, filters, Links(), RESULTS_SHOWN)
+        return server.page(view, ctx)
+
+
+def results_files(site: SiteBuild) -> None:
+    site.write("results", results_view(site.ctx, site.conn, {}, site.links("results")))
+
+
+def results_graph_page(server: ServerState, request: Request) -> Response:
+    filters = result_filters(request.query_params)
+    with server.reading() as (conn, ctx):
+        return server.page(results_graph_view(ctx, conn, filters, Links()), ctx)
+
+
+def results_graph_files(site: SiteBuild) -> None:
+    links = site.links("results_graph")
+    site.write("results_graph", results_graph_view(site.ctx, site.conn, {}, links))

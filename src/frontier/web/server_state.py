@@ -20,9 +20,9 @@ from frontier.store.browse import cost, read_only, run_starts
 from frontier.store.kb import load_kb
 from frontier.store.llm_calls import usage_totals
 from frontier.web.access import Sessions, Sharing, current_session
+from frontier.web.base import View
 from frontier.web.links import Links
 from frontier.web.templating import render
-from frontier.web.views import View
 from frontier.workspace import Workspace
 
 

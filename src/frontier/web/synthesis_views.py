@@ -1,4 +1,5 @@
-"""What the maps and ask pages show: stored research maps and checked answers, citations linked."""
+"""The maps and ask pages: stored research maps and checked answers, citations linked. What each
+shows; for the maps, how the server answers them and what the static site writes."""
 
 from __future__ import annotations
 
@@ -7,15 +8,22 @@ import re
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
+from starlette.requests import Request
+from starlette.responses import Response
 
 from frontier.render.common import Context
-from frontier.store.browse import map_row
+from frontier.store.browse import map_row, map_rows
 from frontier.synthesize.ask import Answer
 from frontier.synthesize.presets import PRESETS
-from frontier.web.views import NotFound, View
+from frontier.web.base import NotFound, View
+from frontier.web.numbers import path_number
+
+if TYPE_CHECKING:
+    from frontier.web.server_state import ServerState
+    from frontier.web.site import SiteBuild
 
 _CITATION = re.compile(r"\[(\d{1,6})\]")
 Source = dict[str, Any]  # number, paper_id, title, date, pages (as a bundle stores it)
@@ -100,6 +108,35 @@ def map_view(ctx: Context, row: sqlite3.Row) -> View:
     }
     title = f"Research map: {data['topic']} ({row['at'][:10]})"
     return View("map.html", title, data)
+
+
+def map_cited_pages(conn: sqlite3.Connection) -> set[tuple[str, int]]:
+    """(paper, page) of every page the bundle of a listed map names."""
+    pages: set[tuple[str, int]] = set()
+    for row in map_rows(conn):
+        for source in json.loads(stored_map(conn, row["id"])["bundle"]):
+            pages.update((source["paper_id"], page) for page in source["pages"])
+    return pages
+
+
+def maps_page(server: ServerState, request: Request) -> Response:
+    with server.reading() as (conn, ctx):
+        return server.page(maps_view(ctx, map_rows(conn)), ctx)
+
+
+def maps_files(site: SiteBuild) -> None:
+    site.write("maps", maps_view(site.ctx, map_rows(site.conn)))
+
+
+def map_page(server: ServerState, request: Request) -> Response:
+    with server.reading() as (conn, ctx):
+        map_id = path_number(request.path_params["map_id"], "research map")
+        return server.page(map_view(ctx, stored_map(conn, map_id)), ctx)
+
+
+def map_files(site: SiteBuild) -> None:
+    for row in map_rows(site.conn):
+        site.write("map", map_view(site.ctx, stored_map(site.conn, row["id"])), row["id"])
 
 
 def ask_view(ctx: Context, form: Mapping[str, str], error: str = "", asking: bool = False) -> View:

@@ -10,10 +10,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from frontier.curate.entry import phrase_claim
 from frontier.render.common import Context, quote_parts, value_with_unit
 from frontier.synthesize.measurement import family_label
+from frontier.web.base import View
 from frontier.web.links import Links, VaultLinks
-from frontier.web.pages import BY_NAME, NAV
 from frontier.web.synthesis_views import link_citations
-from frontier.web.views import View
 
 
 @cache
@@ -35,13 +34,14 @@ def environment() -> Environment:
 
 def render(view: View, ctx: Context | None, links: Links | VaultLinks, **extra: Any) -> str:
     """The page's HTML: its template with the view's data and the shared names."""
+    # imported here, not above: the pages table names the views, and the views render
+    from frontier.web.pages import navigation
+
     names: dict[str, Any] = {
         "title": view.title,
         "url": links.url,
         "static_site": links.static_site,
-        "nav": [
-            (label, name) for label, name in NAV if not links.static_site or BY_NAME[name].in_site
-        ],
+        "nav": navigation(links.static_site),
         "field_name": ctx.settings.field.name if ctx else "frontier",
         "topic_title": ctx.topic_title if ctx else str,
         "allow_edits": False,

@@ -1,30 +1,43 @@
-"""What each page shows, as plain data for its template; shared by the server and the site."""
+"""The KB's pages: topics, topic, frontier, paper and page, entity, claims, search and usage.
+What each shows, as plain data for its template (shared by the server and the site); how the
+server answers it; what the static site writes for it."""
 
 from __future__ import annotations
 
+import contextlib
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
 
 from frontier.render.common import Context, stance
+from frontier.store.browse import cited_pages, page_count, page_counts, read_only
 from frontier.store.claims import Claim
 from frontier.store.kb import Item, Paper, Relation, untracked_config_gaps
+from frontier.store.queries import page_text
+from frontier.store.status import StatusError, gap_topic, move_gap
+from frontier.synthesize.retrieve import search_papers
 from frontier.web import plots
+from frontier.web.base import NotFound, View
+from frontier.web.links import Links
+from frontier.web.numbers import path_number, query_number
+from frontier.web.server_state import usage_rows
+from frontier.web.synthesis_views import map_cited_pages
+
+if TYPE_CHECKING:
+    from frontier.web.server_state import ServerState
+    from frontier.web.site import SiteBuild
 
 HEADLINE_CLAIMS = 3
 CLAIM_SORTS = ("newest", "value_desc", "value_asc")
 _RELATION_ORDER = {"gap": 0, "conflict": 1, "thesis": 2, "first": 3, "coverage": 4, "entity": 5}
-
-
-class NotFound(Exception):
-    """A page that does not exist; the message is the one line the 404 page shows."""
-
-
-@dataclass
-class View:
-    template: str
-    title: str
-    data: dict[str, Any] = field(default_factory=dict)
+SEARCH_LIMIT = 20
+# the biggest pages are cut on the server (the static site has them whole)
+ENTRIES_SHOWN, CLAIMS_SHOWN = 200, 500
+_PAGE_OF_PAPER = re.compile(r"^(?P<id>.+)/page/(?P<n>[^/]*)$")
 
 
 def topics_view(ctx: Context) -> View:
@@ -265,3 +278,145 @@ def usage_view(rows: list[dict[str, Any]], purposes: list[dict[str, Any]], price
     data = {"runs": rows, "purposes": purposes, "priced": priced}
     data["plot"] = plots.tokens_over_runs(rows)
     return View("usage.html", "LLM usage", data)
+
+
+# how the server answers each page, and what the static site writes for it
+
+
+def topics_page(server: ServerState, request: Request) -> Response:
+    with server.reading() as (_conn, ctx):
+        return server.page(topics_view(ctx), ctx)
+
+
+def topics_files(site: SiteBuild) -> None:
+    site.write("topics", topics_view(site.ctx))
+
+
+def topic_page(server: ServerState, request: Request) -> Response:
+    with server.reading() as (_conn, ctx):
+        limit = None if request.query_params.get("all") else ENTRIES_SHOWN
+        return server.page(topic_view(ctx, request.path_params["slug"], limit), ctx)
+
+
+def topic_files(site: SiteBuild) -> None:
+    for topic in site.ctx.settings.topics:
+        site.write("topic", topic_view(site.ctx, topic.slug), topic.slug)
+
+
+def frontier_page(server: ServerState, request: Request) -> Response:
+    with server.reading() as (_conn, ctx):
+        return server.page(frontier_view(ctx, request.path_params["slug"]), ctx)
+
+
+def frontier_files(site: SiteBuild) -> None:
+    for topic in site.ctx.settings.topics:
+        site.write("frontier", frontier_view(site.ctx, topic.slug), topic.slug)
+
+
+async def gap_action(server: ServerState, request: Request) -> Response:
+    """Accept or reject a proposed gap of a frontier page: POST only, with --allow-edits and
+    this page's token."""
+    if not server.allow_edits:
+        raise HTTPException(403, "Editing is off: start `frontier serve --allow-edits`.")
+    form = parse_qs((await request.body()).decode("utf-8", "replace"))
+    if not server.token_matches(form.get("csrf", [""])[0]):
+        raise HTTPException(403, "The form is stale: reload the page and try again.")
+    gap_id = path_number(request.path_params["gap_id"], "gap")
+    action = request.path_params["action"]
+    if action not in ("accept", "reject"):
+        raise NotFound(f"No action '{action}' on gaps.")
+    try:
+        with contextlib.closing(server.ws.connect()) as conn:
+            move_gap(conn, gap_id, action)
+    except StatusError as exc:
+        raise HTTPException(409, str(exc)) from None
+    with contextlib.closing(read_only(server.ws.db_path)) as conn:
+        topic = gap_topic(conn, gap_id)
+    return RedirectResponse(Links().url("frontier", topic), status_code=303)
+
+
+def paper_page(server: ServerState, request: Request) -> Response:
+    """`/paper/ID` or `/paper/ID/page/N` (an id may itself hold a slash)."""
+    rest = request.path_params["rest"]
+    with server.reading() as (conn, ctx):
+        found = _PAGE_OF_PAPER.match(rest)
+        if found is None:
+            return server.page(paper_view(ctx, rest, page_count(conn, rest)), ctx)
+        paper_id = found["id"]
+        page = path_number(found["n"], f"page of {paper_id}")
+        claim = query_number(request.query_params, "claim")
+        view = page_text_view(
+            ctx,
+            paper_id,
+            page,
+            page_text(conn, paper_id, page),
+            page_count(conn, paper_id),
+            claim,
+        )
+        return server.page(view, ctx)
+
+
+def paper_files(site: SiteBuild) -> None:
+    for paper_id in site.ctx.kb.papers:
+        view = paper_view(site.ctx, paper_id, site.counts.get(paper_id, 0))
+        site.write("paper", view, paper_id)
+
+
+def page_files(site: SiteBuild) -> None:
+    """A page view for every page a claim or a map cites (a claim's quote marked)."""
+    ctx, conn = site.ctx, site.conn
+    for paper_id, number in sorted({*cited_pages(conn), *map_cited_pages(conn)}):
+        claim = next((c for c in ctx.kb.claims_of(paper_id) if c.page == number), None)
+        text = page_text(conn, paper_id, number)
+        if text is None:
+            continue  # re-ingested since the map was written, with fewer pages
+        claim_id = claim.id if claim else None
+        pages = site.counts.get(paper_id, 0)
+        view = page_text_view(ctx, paper_id, number, text, pages, claim_id)
+        site.write("page", view, paper_id, number)
+
+
+def entity_page(server: ServerState, request: Request) -> Response:
+    with server.reading() as (_conn, ctx):
+        return server.page(entity_view(ctx, request.path_params["slug"]), ctx)
+
+
+def entity_files(site: SiteBuild) -> None:
+    for entity in site.ctx.kb.entities:
+        site.write("entity", entity_view(site.ctx, entity.slug), entity.slug)
+
+
+def claims_page(server: ServerState, request: Request) -> Response:
+    params = request.query_params
+    filters = {k: params.get(k, "").strip() for k in ("metric", "model", "hardware")}
+    with server.reading() as (conn, ctx):
+        counts = page_counts(conn)
+        sort = params.get("sort", "newest")
+        return server.page(claims_view(ctx, counts, filters, sort, CLAIMS_SHOWN), ctx)
+
+
+def claims_files(site: SiteBuild) -> None:
+    site.write("claims", claims_view(site.ctx, site.counts, {}, "newest"))
+
+
+def search_page(server: ServerState, request: Request) -> Response:
+    query = request.query_params.get("q", "").strip()
+    with server.reading() as (conn, ctx):
+        hits = search_papers(conn, query, SEARCH_LIMIT, server.embedder.get()) if query else []
+        return server.page(search_view(ctx, query, hits), ctx)
+
+
+def search_files(site: SiteBuild) -> None:
+    """The search form; the site's search reads its index (see `assets`)."""
+    site.write("search", search_view(site.ctx, "", []))
+
+
+def usage_page(server: ServerState, request: Request) -> Response:
+    with server.reading() as (conn, ctx):
+        runs, purposes, priced = usage_rows(conn, server.ws.settings.llm)
+        return server.page(usage_view(runs, purposes, priced), ctx)
+
+
+def usage_files(site: SiteBuild) -> None:
+    runs, purposes, priced = usage_rows(site.conn, site.ctx.settings.llm)
+    site.write("usage", usage_view(runs, purposes, priced))

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import BaseModel, Field
 
 from frontier.curate.earned import WINDOW, ModelGate
 from frontier.curate.entry import phrase_claim
@@ -34,23 +34,14 @@ _WORD = re.compile(r"[^\W\d_]{3,}")
 _PLACEHOLDER = re.compile(r"^\W*$|<[^>]*>|\.\.\.|…")
 
 
-def _words(minimum: int) -> Any:
-    """A validator: real words, not the reply format's placeholder echoed back."""
-
-    def check(value: str) -> str:
-        value = " ".join(value.split())
-        if _PLACEHOLDER.search(value) or len(_WORD.findall(value)) < minimum:
-            raise ValueError(f"needs at least {minimum} real words, not a placeholder")
-        return value
-
-    return AfterValidator(check)
-
-
-Prose = Annotated[str, _words(5)]
+def _says_words(value: str, minimum: int) -> bool:
+    """Real words, not the reply format's placeholder echoed back."""
+    value = " ".join(value.split())
+    return not _PLACEHOLDER.search(value) and len(_WORD.findall(value)) >= minimum
 
 
 class CitedItem(BaseModel):
-    text: Prose
+    text: str  # one item without real words is dropped, not a reason to refuse the reply
     papers: list[int] = Field(default_factory=list)
 
 
@@ -369,13 +360,16 @@ def _add_prose(rmap: ResearchMap, facts: list[PaperFacts], reply: ProseReply) ->
     """The model's sentences the papers bear out, and its theme names its papers use; whether
     any of it was kept."""
     valid = rmap.bundle.numbers()
-    rmap.overview = _checked(rmap, "overview", reply.overview, valid) if reply.overview else ""
+    said = _says_words(reply.overview, 5)
+    rmap.overview = _checked(rmap, "overview", reply.overview, valid) if said else ""
     kept = bool(rmap.overview)
     for where, items, target in (
         ("open problems", reply.problems, rmap.problems),
         ("takeaways", reply.takeaways, rmap.takeaways),
     ):
         for item in items[:_MAX_ITEMS]:
+            if not _says_words(item.text, 5):
+                continue
             if text := _checked(rmap, where, item.text, valid):
                 papers = _checked_numbers(rmap, where, item.papers, valid)
                 target.append(Item(text, papers, by=rmap.model or "model"))

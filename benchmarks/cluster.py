@@ -33,13 +33,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from statistics import median
 
-from frontier.children import start_reaper
 from frontier.config import ClusterSettings
 from frontier.intake import cluster
 from frontier.intake.jobs import PdfJob, run_pdf_job
 from frontier.intake.pool import extract_in_order
 from frontier.intake.save import store_result
 from frontier.llm.embeddings import load_embedder
+from frontier.process.children import start_reaper
 from frontier.sources.ids import content_hash
 from frontier.store.db import connect
 

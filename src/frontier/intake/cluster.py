@@ -18,11 +18,11 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from frontier.children import start_reaper
 from frontier.config import ClusterSettings
 from frontier.errors import EXIT_INTERRUPTED, FrontierError
 from frontier.intake.jobs import JobResult, PdfJob
 from frontier.intake.stages import process_job
+from frontier.process.children import start_reaper
 
 INSTALL = "pip install 'frontier[cluster]'"
 _OWNER = "FRONTIER_RAY_OWNER"

@@ -9,9 +9,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
-from frontier.children import die_with_parent
 from frontier.intake.jobs import JobResult, PdfJob
 from frontier.intake.stages import process_job
+from frontier.process.children import die_with_parent
 
 # jobs queued ahead per worker: enough that one long PDF at the head does not idle the others
 _WINDOW_PER_WORKER = 16

@@ -33,13 +33,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from statistics import median
 
-from frontier.children import start_reaper
+from frontier.compute.cluster import session
 from frontier.config import ClusterSettings
 from frontier.intake import cluster
 from frontier.intake.jobs import PdfJob, run_pdf_job
 from frontier.intake.pool import extract_in_order
 from frontier.intake.save import store_result
 from frontier.llm.embeddings import load_embedder
+from frontier.process.children import start_reaper
 from frontier.sources.ids import content_hash
 from frontier.store.db import connect
 
@@ -201,7 +202,7 @@ def steady_state(
             address, up = stack.enter_context(ray_head(workers))
             row(f"Ray start-up: `ray start --head` ({workers} CPUs)", f"{up:.1f} s")
         settings = ClusterSettings(engine="ray", address=address)
-        joined = timed(lambda: stack.enter_context(cluster.session(settings)))
+        joined = timed(lambda: stack.enter_context(session(settings)))
         row("Ray start-up: connecting to it", f"{joined:.1f} s")
         first = timed(lambda: list(cluster.stream_jobs(plain, settings)))
         row("Ray start-up: first pass (workers start, import frontier)", f"{first:.1f} s")

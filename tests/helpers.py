@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from frontier.children import holds_file_under
+from frontier.process.children import holds_file_under
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"

@@ -10,7 +10,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from frontier.sources.records import SourceRecord, bad_character
+from frontier.errors import bad_character
+from frontier.sources.records import SourceRecord
 
 # the default (CI) profile tries this many inputs per property; HYPOTHESIS_PROFILE=long, ten times
 LONG_FACTOR = 10

@@ -345,7 +345,7 @@ def test_a_ray_frontier_started_ends_with_it(
 
 HANGS_WHEN_STOPPED = """
 import sys, time
-from frontier.intake.cluster import _exit_after_interrupt
+from frontier.compute.cluster import _exit_after_interrupt
 with _exit_after_interrupt(1.0):
     try:
         print("ready", flush=True)
@@ -500,9 +500,9 @@ def test_curate_chunk_vectors_made_on_ray_equal_the_local_ones(
 ) -> None:
     """Curate's chunk vectors step, on the cluster and here, over the same few papers: the
     workers embed by the same recipe and the driver stores the same vectors."""
+    from frontier.compute.engines import chunk_embedding
     from frontier.config import ClusterSettings
     from frontier.curate.steps.vectors import embed_changed_chunks
-    from frontier.intake.engines import chunk_embedding
     from frontier.llm.embeddings import load_embedder
     from frontier.store.db import connect
     from frontier.workspace import open_workspace

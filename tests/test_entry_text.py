@@ -8,7 +8,6 @@ from frontier.config import Entity
 from frontier.curate.entry import (
     checked_model_text,
     contribution_sentences,
-    phrase_claim,
     restates_title,
     why_it_matters,
 )
@@ -19,6 +18,7 @@ from frontier.curate.relations import (
     entity_relations,
 )
 from frontier.curate.support import is_prose, support
+from frontier.store.claim_text import phrase_claim
 from frontier.store.claims import Claim
 
 TITLE = "QuillServe: Block-Level Memory Reuse for Serving Language Models"

@@ -17,7 +17,7 @@ from pydantic_settings import (
 )
 
 from frontier.errors import ConfigError as ConfigError  # re-exported for callers of this module
-from frontier.sources.records import bad_character, kind_of
+from frontier.errors import bad_character, kind_of
 
 CONFIG_NAME = "frontier.toml"
 _ROUTE_RE = re.compile(r"\s*(?:→|->)\s*([a-z0-9][a-z0-9-]*)\s*$")

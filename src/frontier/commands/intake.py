@@ -9,8 +9,8 @@ from typing import Any
 
 from rich.console import Console
 
+from frontier.compute.engines import check_engine
 from frontier.curate.earned import trust_report
-from frontier.intake.engines import check_engine
 from frontier.intake.expand import Plan, expand_paths, read_options
 from frontier.intake.report import Report
 from frontier.intake.run import ingest_plan, pdf_fetcher

@@ -19,6 +19,7 @@ from frontier.curate.support import content_stems, plain_math, sentences_of, sup
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 from frontier.llm.records import LLMFailure
+from frontier.store.claim_text import phrase_claim
 from frontier.store.claims import Claim
 
 _DIGIT = re.compile(r"\d")
@@ -42,7 +43,6 @@ _LEAD_IN = re.compile(
     r"for th(?:is|ese) reasons?,\s*|in response,\s*|as a result,\s*|instead,\s*)+",
     re.IGNORECASE,
 )
-_PROCESS = re.compile(r"(?:computation|inference|decoding|generation|prefill|training)s?$", re.I)
 QUOTED = "abstract"  # an entry's model when code quoted the abstract's contribution sentence
 TITLE_OVERLAP = 0.7  # share of a sentence's content words that the title holds: a restatement
 
@@ -131,54 +131,6 @@ def _with_explanation(text: str, sentences: list[str], i: int) -> str:
 
 def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
-
-
-def phrase_claim(claim: Claim) -> str:
-    """A headline number in words, from the claim's typed spans only."""
-    value, metric, baseline = claim.value_text, claim.metric, claim.baseline
-    if value.startswith("from "):
-        text = f"{metric} {value}" + (f" (vs {baseline})" if baseline else "")
-    elif re.search(r"faster|slower", metric, re.IGNORECASE):
-        text = f"{value} {metric}" + (f" than {baseline}" if baseline else "")
-    elif re.search(r"speed-?ups?|improvements?|gains?|savings?|acceleration", metric, re.I):
-        text = f"{value} {metric}" + (f" over {baseline}" if baseline else "")
-    elif claim.direction == "higher" and _PROCESS.search(metric):
-        text = f"{value} faster {metric}" + (f" than {baseline}" if baseline else "")
-    elif claim.direction:
-        word = _comparative_in_quote(claim) or claim.direction
-        text = f"{value} {word} {metric}" + (f" than {baseline}" if baseline else "")
-    else:
-        text = f"{metric}: {value}" + (f" (vs {baseline})" if baseline else "")
-    return f"{text}{_setting(claim)}"
-
-
-def _comparative_in_quote(claim: Claim) -> str:
-    """The sentence's own word between the value and the metric ('4.48× more requests',
-    '10.2× tighter SLO'), when it is a comparative that agrees with the direction."""
-    found = re.search(
-        rf"{re.escape(claim.value_text)}\s+(more stringent|\w+er|more|less|fewer)\s+"
-        rf"{re.escape(claim.metric.split()[0])}",
-        claim.quote,
-    )
-    if found is None:
-        return ""
-    word = found.group(1).lower()
-    lower = word in ("less", "fewer", "lower", "smaller", "shorter", "tighter", "more stringent")
-    higher = word in ("more", "higher", "larger", "greater", "faster", "better")
-    return (
-        word
-        if (lower and claim.direction == "lower") or (higher and claim.direction == "higher")
-        else ""
-    )
-
-
-def _setting(claim: Claim) -> str:
-    """' (p. 1; OPT-13B on NVIDIA A100, setup p. 11)': where, and what it was measured on."""
-    where = f"p. {claim.page}" if claim.page else "abstract"
-    named = " on ".join(n for n in (claim.model_name, claim.hardware) if n)
-    if named and claim.setup_fields:
-        named += f", setup p. {claim.setup_page}"
-    return f" ({where}; {named})" if named else f" ({where})"
 
 
 def headline_numbers(claims: list[Claim]) -> str:

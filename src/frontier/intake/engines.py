@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 
-import numpy as np
-
+from frontier.compute.pool import worker_count
 from frontier.config import Settings
 from frontier.intake.jobs import JobResult, PdfJob
-from frontier.intake.pool import extract_in_order, worker_count
-from frontier.llm.embeddings import BatchEmbed, Embedder
+from frontier.intake.pool import extract_in_order
 
 Engine = Callable[[list[PdfJob], Settings], Iterator[JobResult]]
 
@@ -29,14 +26,6 @@ def _ray(jobs: list[PdfJob], settings: Settings) -> Iterator[JobResult]:
 ENGINES: dict[str, Engine] = {"local": _local, "ray": _ray}
 
 
-def check_engine(settings: Settings) -> None:
-    """Stop before any work when the configured engine cannot run here."""
-    if settings.cluster.engine == "ray":
-        from frontier.intake import cluster
-
-        cluster.require_ray()
-
-
 def embeds_at_ingest(settings: Settings) -> bool:
     """Whether the workers embed chunks and papers while reading them."""
     where = settings.ingest.embed
@@ -46,29 +35,3 @@ def embeds_at_ingest(settings: Settings) -> bool:
 def run_jobs(jobs: list[PdfJob], settings: Settings) -> Iterator[JobResult]:
     """One result per job, in the order given, from the configured engine."""
     return ENGINES[settings.cluster.engine](jobs, settings)
-
-
-@contextlib.contextmanager
-def chunk_embedding(settings: Settings, embedder: Embedder) -> Iterator[BatchEmbed]:
-    """How curate embeds batches of chunk texts for as long as the block lasts: with `embedder`
-    here, or on the Ray cluster by the same recipe (connected the first time there is work,
-    once for the block)."""
-    if settings.cluster.engine != "ray":
-        yield lambda batches: (embedder.embed_whole(texts) for texts in batches)
-        return
-    from frontier.intake import cluster
-
-    with contextlib.ExitStack() as connection:
-        connected: list[bool] = []
-
-        def on_ray(batches: list[list[str]]) -> Generator[np.ndarray | None]:
-            if batches and not connected:  # the first work: connect now
-                connection.enter_context(cluster.session(settings.cluster))
-                connected.append(True)
-            for blob in cluster.embed_batches(batches, settings.cluster):
-                if blob is None:
-                    yield None
-                else:
-                    yield np.frombuffer(blob, dtype=np.float32).reshape(-1, embedder.dim)
-
-        yield on_ray

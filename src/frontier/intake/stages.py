@@ -3,8 +3,6 @@ sections and chunks, then (when asked) embed its chunks and the paper itself."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from frontier.intake.jobs import JobResult, PdfJob, run_pdf_job
 from frontier.intake.save import record_for_pdf
 from frontier.llm.embeddings import (
@@ -27,11 +25,6 @@ def process_job(job: PdfJob) -> JobResult:
     if job.embed and result.extracted is not None:
         result.vectors = embed_paper(result)
     return result
-
-
-def embed_texts_whole(texts: list[str]) -> np.ndarray:
-    """Unit vectors of these texts, every part of each counted (the chunk vector recipe)."""
-    return load_embedder(_EMBED_THREADS).embed_whole(texts)
 
 
 def embed_paper(result: JobResult) -> PaperVectors | None:

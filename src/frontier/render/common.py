@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from frontier.config import Settings
-from frontier.curate.entry import phrase_claim
+from frontier.store.claim_text import phrase_claim
 from frontier.store.claims import Claim
 from frontier.store.kb import KB, EntityInfo, Item, Paper
 from frontier.store.results import ResultClaim

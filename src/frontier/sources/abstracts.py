@@ -8,12 +8,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from frontier.errors import bad_character
 from frontier.sources.ids import text_content_id
 from frontier.sources.records import (
     MAX_TITLE,
     RecordError,
     SourceRecord,
-    bad_character,
     describe_invalid,
     printable,
 )

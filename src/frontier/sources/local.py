@@ -16,6 +16,7 @@ from bibtexparser.entrypoint import parse_string
 from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from frontier.errors import bad_character, kind_of
 from frontier.sources.abstracts import provisional_title
 from frontier.sources.attachments import first_pdf, parse_file_field, resolve
 from frontier.sources.ids import DOI_RE, normalize_doi, parse_arxiv_id
@@ -25,9 +26,7 @@ from frontier.sources.records import (
     RecordError,
     SourceKind,
     SourceRecord,
-    bad_character,
     describe_invalid,
-    kind_of,
     printable,
     sanitize,
 )

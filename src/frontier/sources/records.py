@@ -9,10 +9,11 @@ A reader turns a failed check into one line naming the file, the record and the 
 from __future__ import annotations
 
 import datetime as dt
-import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, ValidationError
+
+from frontier.errors import bad_character, kind_of
 
 SourceKind = Literal["arxiv", "pdf", "jsonl", "bibtex", "abstracts", "web", "file", "zotero"]
 DocKind = Literal["paper", "article", "slides"]
@@ -24,27 +25,6 @@ MAX_ABSTRACT = 20_000
 MAX_CATEGORY, MAX_CATEGORIES = 64, 100
 MAX_REF = 2048  # ids, DOIs, URLs, file paths
 EARLIEST = dt.date(1600, 1, 1)  # before the first scientific journals
-_WHITESPACE = "\t\n\r\x0b\x0c"
-_REPLACEMENT = "\ufffd"
-
-
-def bad_character(text: str) -> str | None:
-    """Why `text` cannot be stored as it is, or None: the first character no source should hold."""
-    for position, char in enumerate(text, start=1):
-        code = ord(char)
-        if 0xDC80 <= code <= 0xDCFF:  # a byte that did not decode, kept by surrogateescape
-            return f"not UTF-8 text (byte 0x{code - 0xDC00:02X} at character {position})"
-        category = unicodedata.category(char)
-        if category == "Cs":
-            return f"a lone surrogate U+{code:04X} at character {position} (not valid Unicode)"
-        if category == "Cc" and char not in _WHITESPACE:
-            return f"control character U+{code:04X} at character {position}"
-        if char == _REPLACEMENT:
-            return (
-                f"replacement character U+FFFD at character {position} "
-                "(the text was damaged by a wrong encoding)"
-            )
-    return None
 
 
 def check_text(text: str, limit: int) -> str:
@@ -197,20 +177,3 @@ def describe_invalid(exc: ValidationError, names: dict[str, str] | None = None) 
 
 
 _EXPECTED = {"string_type": "text", "list_type": "a list", "int_type": "a whole number"}
-
-
-def kind_of(value: object) -> str:
-    """What a JSON-like value is, in a word."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, list | tuple):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__

@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from frontier.errors import bad_character
 from frontier.sources.attachments import PDF_TYPE, Attachment, first_pdf
 from frontier.sources.ids import find_arxiv_id
 from frontier.sources.local import record_from_fields
@@ -32,7 +33,6 @@ from frontier.sources.records import (
     MAX_NAME,
     RecordError,
     SourceRecord,
-    bad_character,
     describe_invalid,
     printable,
 )

@@ -13,12 +13,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from frontier.curate.earned import WINDOW, ModelGate
-from frontier.curate.entry import phrase_claim
 from frontier.extract.chunk import estimate_tokens
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import LLMFailure, Usage
+from frontier.store.claim_text import phrase_claim
 from frontier.store.claims import Claim
 from frontier.store.model_checks import recent_checks, record_checks
 from frontier.store.retrieval import paper_dates

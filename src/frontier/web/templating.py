@@ -7,8 +7,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from frontier.curate.entry import phrase_claim
 from frontier.render.common import Context, quote_parts, value_with_unit
+from frontier.store.claim_text import phrase_claim
 from frontier.synthesize.measurement import family_label
 from frontier.web.base import View
 from frontier.web.links import Links, VaultLinks

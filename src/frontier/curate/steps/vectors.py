@@ -7,10 +7,10 @@ from __future__ import annotations
 import sqlite3
 import threading
 
+from frontier.compute.engines import chunk_embedding
 from frontier.curate.context import Context
 from frontier.curate.stamps import Stamps
 from frontier.curate.vectors import CHUNK_RECIPE, ensure_chunk_vectors
-from frontier.intake.engines import chunk_embedding
 from frontier.llm.embeddings import BatchEmbed, Embedder
 from frontier.store import curation as store
 from frontier.store.dense import update_chunk_index

@@ -45,7 +45,7 @@ def start_reaper(variable: str, tag: str, under: str = "") -> subprocess.Popen[b
         [
             sys.executable,
             "-c",
-            "import sys; from frontier.children import reap; reap(*sys.argv[1:])",
+            "import sys; from frontier.process.children import reap; reap(*sys.argv[1:])",
             variable,
             tag,
             under,

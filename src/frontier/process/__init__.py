@@ -1,0 +1,1 @@
+"""The processes frontier starts: how they end with it."""

@@ -1,0 +1,58 @@
+"""A claim in words: the one phrasing of a headline number that the entry, research maps, the
+vault, the exports and the web all show, made from the claim's typed spans only."""
+
+from __future__ import annotations
+
+import re
+
+from frontier.store.claims import Claim
+
+_PROCESS = re.compile(r"(?:computation|inference|decoding|generation|prefill|training)s?$", re.I)
+
+
+def phrase_claim(claim: Claim) -> str:
+    """A headline number in words, from the claim's typed spans only."""
+    value, metric, baseline = claim.value_text, claim.metric, claim.baseline
+    if value.startswith("from "):
+        text = f"{metric} {value}" + (f" (vs {baseline})" if baseline else "")
+    elif re.search(r"faster|slower", metric, re.IGNORECASE):
+        text = f"{value} {metric}" + (f" than {baseline}" if baseline else "")
+    elif re.search(r"speed-?ups?|improvements?|gains?|savings?|acceleration", metric, re.I):
+        text = f"{value} {metric}" + (f" over {baseline}" if baseline else "")
+    elif claim.direction == "higher" and _PROCESS.search(metric):
+        text = f"{value} faster {metric}" + (f" than {baseline}" if baseline else "")
+    elif claim.direction:
+        word = _comparative_in_quote(claim) or claim.direction
+        text = f"{value} {word} {metric}" + (f" than {baseline}" if baseline else "")
+    else:
+        text = f"{metric}: {value}" + (f" (vs {baseline})" if baseline else "")
+    return f"{text}{_setting(claim)}"
+
+
+def _comparative_in_quote(claim: Claim) -> str:
+    """The sentence's own word between the value and the metric ('4.48× more requests',
+    '10.2× tighter SLO'), when it is a comparative that agrees with the direction."""
+    found = re.search(
+        rf"{re.escape(claim.value_text)}\s+(more stringent|\w+er|more|less|fewer)\s+"
+        rf"{re.escape(claim.metric.split()[0])}",
+        claim.quote,
+    )
+    if found is None:
+        return ""
+    word = found.group(1).lower()
+    lower = word in ("less", "fewer", "lower", "smaller", "shorter", "tighter", "more stringent")
+    higher = word in ("more", "higher", "larger", "greater", "faster", "better")
+    return (
+        word
+        if (lower and claim.direction == "lower") or (higher and claim.direction == "higher")
+        else ""
+    )
+
+
+def _setting(claim: Claim) -> str:
+    """' (p. 1; OPT-13B on NVIDIA A100, setup p. 11)': where, and what it was measured on."""
+    where = f"p. {claim.page}" if claim.page else "abstract"
+    named = " on ".join(n for n in (claim.model_name, claim.hardware) if n)
+    if named and claim.setup_fields:
+        named += f", setup p. {claim.setup_page}"
+    return f" ({where}; {named})" if named else f" ({where})"

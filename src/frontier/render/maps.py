@@ -125,7 +125,7 @@ def _where(item: dict[str, Any]) -> str:
 
 def _item(item: dict[str, Any]) -> str:
     """A quoted sentence with its paper and page, or the model's sentence marked as its own."""
-    if item.get("by", "code") != "code":
+    if item.get("by", "the model") != "code":
         return _cited(item["text"]) + _uncited(item) + f" _(written by {text(item['by'])})_"
     cites = "".join(f"[{n}]" for n in item["papers"])
     return f"\u201c{text(item['text'])}\u201d {cites}, {_where(item)}"
@@ -143,7 +143,7 @@ def _takeaways(items: list[dict[str, Any]]) -> list[str]:
             "",
         ]
         for item in chosen:
-            if item.get("by", "code") != "code":
+            if item.get("by", "the model") != "code":
                 lines.append("- " + _item(item))
             else:
                 quote = (

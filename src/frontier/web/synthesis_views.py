@@ -82,7 +82,7 @@ def map_view(ctx: Context, row: sqlite3.Row) -> View:
             i
             | {
                 "more": [n for n in i["papers"] if f"[{n}]" not in i["text"]],
-                "by": i.get("by", "code"),
+                "by": i.get("by", "the model"),
                 "group": i.get("group", ""),
                 "page": i.get("page"),
                 "quote": i.get("quote", ""),

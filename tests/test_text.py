@@ -142,6 +142,9 @@ WORDS = {
         "KV-cache's", "A100", "80GB", "uses", "2x", "less", "café-memory", "it's", "3rd-gen",
         "vLLM",
     ],
+    WordStyle.ASCII_JOINED: [
+        "KV-cache's", "A100", "GB", "uses", "x", "less", "caf", "memory", "it's", "rd-gen", "vLLM",
+    ],
     WordStyle.ASCII_TERM: [
         "KV-cache's", "A100", "GB", "uses", "x", "less", "caf", "memory", "it's", "rd-gen", "vLLM",
     ],
@@ -168,8 +171,10 @@ def test_words_default_to_letters_and_digits() -> None:
 
 
 def test_joined_words_join_only_between_letters() -> None:
-    assert split_words("a--b c- 'd", WordStyle.JOINED) == ["a", "b", "c", "d"]
-    assert split_words("a--b c- 'd", WordStyle.ASCII_TERM) == ["a--b", "c-", "d"]
+    text = "a--b c- 'd 2-way"
+    assert split_words(text, WordStyle.JOINED) == ["a", "b", "c", "d", "2-way"]
+    assert split_words(text, WordStyle.ASCII_JOINED) == ["a", "b", "c", "d", "way"]
+    assert split_words(text, WordStyle.ASCII_TERM) == ["a--b", "c-", "d", "way"]
 
 
 @pytest.mark.parametrize("style", list(WordStyle))

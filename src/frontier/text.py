@@ -73,6 +73,7 @@ class WordStyle(enum.Enum):
     WITH_UNDERSCORE = r"\w+"  # letters, digits and underscores: snake_case stays one word
     LETTERS = r"[^\W\d_]+"  # letters only: a digit splits a word
     JOINED = r"[^\W_]+(?:[-'][^\W_]+)*"  # hyphenated and apostrophe'd words whole: KV-cache, it's
+    ASCII_JOINED = r"[A-Za-z][A-Za-z0-9]*(?:['-][A-Za-z0-9]+)*"  # as JOINED, ASCII, a letter first
     # an ASCII letter, then ASCII letters, digits, hyphens and apostrophes: A100, multi-GPU
     ASCII_TERM = r"[A-Za-z][A-Za-z0-9'-]*"
     ASCII_HYPHENATED = r"[A-Za-z][A-Za-z0-9-]*"  # as ASCII_TERM without apostrophes

@@ -29,8 +29,8 @@ from frontier.synthesize.extracts import LEVERS, OTHER_LEVER, PaperFacts, lever,
 from frontier.synthesize.grounding import Dropped, check_sentences
 from frontier.synthesize.papers import DIGEST_TOKENS, paper_bundle
 from frontier.synthesize.themes import contains_phrase, group, key_phrase, name_misfit
+from frontier.text import WordStyle, fold_space, split_words
 
-_WORD = re.compile(r"[^\W\d_]{3,}")
 _PLACEHOLDER = re.compile(r"^\W*$|<[^>]*>|\.\.\.|…")
 
 
@@ -38,8 +38,9 @@ def _words(minimum: int) -> Any:
     """A validator: real words, not the reply format's placeholder echoed back."""
 
     def check(value: str) -> str:
-        value = " ".join(value.split())
-        if _PLACEHOLDER.search(value) or len(_WORD.findall(value)) < minimum:
+        value = fold_space(value)
+        real = split_words(value, WordStyle.LETTERS, min_length=3)
+        if _PLACEHOLDER.search(value) or len(real) < minimum:
             raise ValueError(f"needs at least {minimum} real words, not a placeholder")
         return value
 

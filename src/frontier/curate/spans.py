@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from frontier.text import NumberShape, number_pattern
+from frontier.text import NumberShape, WordStyle, number_pattern, word_matches
 
 _QUALIFIER = (
     r"(?:up to|more than|over|at least|at most|nearly|almost|about|around|approximately|roughly|"
@@ -424,7 +424,7 @@ def _trim_modifiers(sentence: str, start: int, end: int) -> Span | None:
     if head is None:
         return None
     first = head.start()
-    for word in reversed(list(re.finditer(r"\S+", sentence[start : head.start()]))):
+    for word in reversed(list(word_matches(sentence[start : head.start()], WordStyle.TOKEN))):
         if _not_modifier(word.group(0)):
             break
         first = start + word.start()

@@ -49,14 +49,10 @@ from frontier.synthesize.ask import (
 )
 from frontier.synthesize.bundle import Bundle, passage_bundle
 from frontier.synthesize.citations import check_citations, cited_numbers
-from frontier.synthesize.grounding import (
-    closest_sentences,
-    ground_answer,
-    split_sentences,
-    unsupported_numbers,
-)
+from frontier.synthesize.grounding import closest_sentences, ground_answer, unsupported_numbers
 from frontier.synthesize.meaning import shipped_similarity
 from frontier.synthesize.retrieve import Retriever
+from frontier.text import SentenceStarts, split_sentences
 
 OFFLINE_BUDGET = 6000  # bundle tokens for the model-free measures (the embedded model's room)
 EVIDENCE_ENDS = 30  # characters of an evidence fragment's start or end that place it
@@ -77,7 +73,7 @@ def cites_answer_page(text: str, bundle: Bundle, paper_id: str, pages: set[int])
 
 
 def sentence_count(text: str) -> int:
-    return sum(len(split_sentences(line)) for line in text.splitlines())
+    return sum(len(split_sentences(line, SentenceStarts.MODEL_TEXT)) for line in text.splitlines())
 
 
 async def answer_each(

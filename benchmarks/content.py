@@ -42,7 +42,8 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
-from frontier.curate.support import plain_math, sentences_of, support
+from frontier.curate.support import plain_math, support
+from frontier.text import prose_sentences
 
 REPO = Path(__file__).resolve().parents[1]
 PDFS = REPO.parent / "shared" / "corpus" / "pdfs"
@@ -220,7 +221,7 @@ def entry_figures(conn: sqlite3.Connection) -> dict:
         if row["model"] == "abstract":
             unsupported += bool(what) and squash(text) not in squash(source)
         else:
-            unsupported += any(not support(s, source).supported for s in sentences_of(text))
+            unsupported += any(not support(s, source).supported for s in prose_sentences(text))
     return {
         "entries": len(rows),
         "title as what it is": title_only,

@@ -3,7 +3,6 @@ for, and sentences read without the section heading a flattened page ran into th
 
 from __future__ import annotations
 
-from frontier.curate.support import sentences_of
 from frontier.synthesize.answering import (
     Answering,
     Candidate,
@@ -17,6 +16,7 @@ from frontier.synthesize.answering import (
     without_heading,
 )
 from frontier.synthesize.meaning import TAUTOLOGY, facts_in, says_nothing, shipped_similarity
+from frontier.text import prose_sentences as sentences_of
 
 
 def _candidates(sentences: list[str]) -> list[Candidate]:

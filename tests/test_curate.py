@@ -13,8 +13,9 @@ from helpers import corpus, db, run_cli
 
 from frontier.curate.entry import restates_title
 from frontier.curate.spans import propose
-from frontier.curate.support import sentences_of, support
+from frontier.curate.support import support
 from frontier.curate.verify import normalize, quote_on_page, value_in_quote
+from frontier.text import prose_sentences as sentences_of
 
 pytestmark = pytest.mark.slow
 

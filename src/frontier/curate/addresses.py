@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass
 
 from frontier.curate.claims import system_names
-from frontier.curate.support import content_stems, is_prose, plain_math, sentences_of
+from frontier.curate.support import content_stems, is_prose, plain_math
+from frontier.text import prose_sentences
 
 WHOLE_PART = 3  # a part of up to this many words is held only with all of them
 PART_SHARE = 0.75  # of a longer part's words
@@ -128,8 +129,8 @@ def own_work_sentences(
     title (page None for the abstract and the title), unless it is a `provisional` stand-in
     made of the abstract's opening words: background, not the paper's own work."""
     names = system_names(title, abstract)
-    units: list[tuple[str, int | None]] = [(s, None) for s in sentences_of(plain_math(abstract))]
-    units += [(s, n) for n, text in pages for s in sentences_of(plain_math(text))]
+    units: list[tuple[str, int | None]] = [(s, None) for s in prose_sentences(plain_math(abstract))]
+    units += [(s, n) for n, text in pages for s in prose_sentences(plain_math(text))]
     found = [(s, p) for s, p in units if is_prose(s) and is_own_work(s, names)]
     # the title last: a sentence of the paper is the better evidence when it holds as much
     return found if provisional or not title else [*found, (title, None)]

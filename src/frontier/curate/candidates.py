@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from frontier.text import SentenceStarts, fold_dashes, fold_space, split_sentences
+
 _UNIT = (
     r"(?:×|x(?![a-z])|%|percent|times|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|QPS|"
     r"[KMGT]B/s|[KMGT]i?B|ms|µs|us|s(?![a-z])|seconds|minutes|hours|bits?|-bit|bit|"
@@ -19,7 +21,6 @@ _CUE = re.compile(
     r"compared|than|up to|while)\b",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 _TABLE_ROW = 6  # more numbers than this in one "sentence": a table row or a figure's axis labels
 _PREFERRED_SECTIONS = {"abstract": 3, "evaluation": 2, "introduction": 2, "conclusion": 1}
 
@@ -37,7 +38,7 @@ class Candidate:
 def _numbers_with_units(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     values, units = [], []
     for match in _NUMBER_UNIT.finditer(sentence):
-        values.append(match.group("value").lstrip("$").replace("–", "-").replace(" ", ""))
+        values.append(fold_dashes(match.group("value").lstrip("$")).replace(" ", ""))
         units.append("$" if match.group("value").startswith("$") else match.group("unit"))
     return tuple(dict.fromkeys(values)), tuple(dict.fromkeys(units))
 
@@ -62,7 +63,9 @@ def find_candidates(
     found: dict[str, Candidate] = {}
     for page, section, text in chunks:
         sentences = (
-            s for part in text.split("\n") for s in _SENTENCE.split(" ".join(part.split()))
+            s
+            for part in text.split("\n")
+            for s in split_sentences(fold_space(part), SentenceStarts.CLAIM)
         )
         for sentence in sentences:
             if not 30 <= len(sentence) <= 400:

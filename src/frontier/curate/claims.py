@@ -16,6 +16,7 @@ from frontier.curate.verify import normalize, verify_claim
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 from frontier.store.claims import Claim
+from frontier.text import NumberShape, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
 TYPING_VERSION = "spans-17"
@@ -25,8 +26,8 @@ CHOICES = 4  # spans offered to the model per field, code's best first
 
 
 def first_number(text: str) -> float | None:
-    match = re.search(r"\d+(?:\.\d+)?", text.replace(",", ""))
-    return float(match.group(0)) if match else None
+    found = find_numbers(text.replace(",", ""), NumberShape.DECIMAL)
+    return float(found[0]) if found else None
 
 
 def code_claims(
@@ -168,12 +169,12 @@ def gate(claim: Claim, own_names: list[str] | None = None) -> Claim:
         and not _IDENTIFIER.fullmatch(claim.metric)
         and claim.metric.lower() not in _PLACEHOLDER
     )
-    numbers = set(re.findall(r"\d+(?:\.\d+)?", claim.value_text))
+    numbers = set(find_numbers(claim.value_text, NumberShape.DECIMAL))
     own = {n.lower() for n in own_names or []}
     baseline_ok = (
         on_quote(claim.baseline)
         and claim.baseline.lower().removeprefix("the ") not in own
-        and not numbers & set(re.findall(r"\d+(?:\.\d+)?", claim.baseline))
+        and not numbers & set(find_numbers(claim.baseline, NumberShape.DECIMAL))
         and normalize(claim.baseline) != normalize(claim.value_text)
     )
     setup = set(claim.setup_fields.split(",")) if claim.setup_fields else set()
@@ -240,7 +241,7 @@ def system_names(title: str, abstract: str = "") -> list[str]:
 def result_key(claim: Claim) -> tuple[tuple[str, ...], str]:
     """A result by its numbers and unit: the same result restated in the abstract, the
     introduction and the conclusion has one key."""
-    return tuple(re.findall(r"\d+(?:\.\d+)?", claim.value_text)), claim.unit
+    return tuple(find_numbers(claim.value_text, NumberShape.DECIMAL)), claim.unit
 
 
 _WORSE_WORDS = re.compile(

@@ -15,12 +15,13 @@ from frontier.curate.addresses import is_own_work
 from frontier.curate.claims import best_statements, system_names
 from frontier.curate.relations import Relation, entity_as_named
 from frontier.curate.spans import propose
-from frontier.curate.support import content_stems, plain_math, sentences_of, support
+from frontier.curate.support import content_stems, plain_math, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 from frontier.llm.records import LLMFailure
 from frontier.store.claim_text import phrase_claim
 from frontier.store.claims import Claim
+from frontier.text import prose_sentences
 
 _DIGIT = re.compile(r"\d")
 _WHO = (
@@ -79,10 +80,10 @@ def checked_model_text(text: str, title: str, abstract: str) -> str:
     (ending as one), none with a number (numbers come from typed claims), none restating the
     title, and the first not pointing back at something unnamed ('This allows …')."""
     names = system_names(title, abstract)
-    about = [s for s in sentences_of(abstract) if _about_the_work(s, names)]
+    about = [s for s in prose_sentences(abstract) if _about_the_work(s, names)]
     source = f"{title.rstrip('.')}. {abstract}"
     kept: list[str] = []
-    for sentence in sentences_of(text):
+    for sentence in prose_sentences(text):
         if _DIGIT.search(sentence) or restates_title(sentence, title) or sentence[-1] not in ".!?":
             continue
         if not kept and _POINTER.match(sentence):
@@ -102,7 +103,7 @@ def contribution_sentences(title: str, abstract: str) -> str:
     of its lead-in; then a sentence that says what its named system does, or what the paper
     studies, or any sentence of its own work (we / our / this paper); never the title, never a
     sentence of background."""
-    sentences = sentences_of(plain_math(abstract))
+    sentences = prose_sentences(plain_math(abstract))
     names = system_names(title)
     tiers = (
         lambda s: _CONTRIBUTION.search(s),

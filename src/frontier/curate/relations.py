@@ -15,9 +15,10 @@ from pydantic import BaseModel, Field
 
 from frontier.config import Entity
 from frontier.curate.addresses import Part, holds, stems_of
-from frontier.curate.support import CITES_OTHERS, is_prose, plain_math, sentences_of, support
+from frontier.curate.support import CITES_OTHERS, is_prose, plain_math, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
+from frontier.text import prose_sentences
 
 
 @dataclass(frozen=True)
@@ -77,12 +78,12 @@ def paper_sentences(
     paper is their subject ("We evaluate LLaMA [52] ...", not "X [7] is orthogonal to our
     work")."""
     kinds_by_page = kinds_by_page or {}
-    found: list[tuple[str, int | None]] = [(s, None) for s in sentences_of(plain_math(abstract))]
+    found: list[tuple[str, int | None]] = [(s, None) for s in prose_sentences(plain_math(abstract))]
     found += [
         (s, number)
         for number, text in pages
         if not (kinds_by_page.get(number) and kinds_by_page[number] <= OTHERS_KINDS)
-        for s in sentences_of(plain_math(text))
+        for s in prose_sentences(plain_math(text))
         if not CITES_OTHERS.search(s) or _OPENS_OWN.match(s)
     ]
     return [(s, p) for s, p in found if is_prose(s)]

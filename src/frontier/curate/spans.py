@@ -9,12 +9,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from frontier.text import NumberShape, WordStyle, number_pattern, word_matches
+
 _QUALIFIER = (
     r"(?:up to|more than|over|at least|at most|nearly|almost|about|around|approximately|roughly|"
     r"as much as|as high as|an average of|on average|less than|under|mean|average|avg\.?|"
     r"geomean|~|≈|>|<|≥)"
 )
-_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_NUM = number_pattern(NumberShape.GROUPED)
 _UNIT = (
     r"(?:×|(?<=\d)[xX](?![a-z])|%|percent|times(?= (?:higher|lower|more|less|faster|slower|better|"
     r"fewer|larger|smaller|over|than|the|as)\b|[,.;)]|$)|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|"
@@ -30,7 +32,7 @@ _VALUE = re.compile(
 # a number inside a name (GPT-2, A100, LLaMA-2-70B, Mixtral 8×7B) or a citation is no claim
 _NAME_BEFORE = re.compile(r"[A-Za-z][\w.]*-?$")
 _PARAMS_AFTER = re.compile(r"^\s?(?:[BMK](?![a-z])|billion|million)")
-_EXPERTS_AFTER = re.compile(r"^\d+(?:\.\d+)?[BM]\b")
+_EXPERTS_AFTER = re.compile(rf"^{number_pattern(NumberShape.DECIMAL)}[BM]\b")
 
 _LOWER = re.compile(
     r"\bmore (?:stringent|strict)\b|\b(?:reduc\w*|lower\w*|cuts?|cutting|decreas\w*|less|fewer|sav(?:e|es|ed|ings?)|shrink\w*|"
@@ -422,7 +424,7 @@ def _trim_modifiers(sentence: str, start: int, end: int) -> Span | None:
     if head is None:
         return None
     first = head.start()
-    for word in reversed(list(re.finditer(r"\S+", sentence[start : head.start()]))):
+    for word in reversed(list(word_matches(sentence[start : head.start()], WordStyle.TOKEN))):
         if _not_modifier(word.group(0)):
             break
         first = start + word.start()

@@ -9,15 +9,9 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from frontier.text import WordStyle, find_numbers, prose_sentences, split_words
+
 MIN_WORD_SHARE = 0.6
-# a sentence ends at . ! or ? before a capital, a bracket or a digit; not after an abbreviation
-# ("e.g.", "Fig.", "vs."), nor "et al." before the year or number of its citation
-_SENTENCE = re.compile(
-    r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bFig\.)(?<!\bEq\.)(?<!\bvs\.)(?<!\bSec\.)"
-    r"(?<!\bcf\.)(?<!\bTab\.)(?<!\bNo\.)\s+(?=[A-Z(\"\d])(?<!\bal\.\s(?=[(\[\d]))"
-)
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]+")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _STOP = frozenset(
     [
         "a",
@@ -136,8 +130,10 @@ _STOP = frozenset(
 CITES_OTHERS = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\(\w[\w\s.&]*,? \d{4}\w?\)|\bet al\.", re.I)
 
 
-def sentences_of(text: str) -> list[str]:
-    return [s for s in _SENTENCE.split(" ".join(text.split())) if s]
+def _words(text: str) -> list[str]:
+    """Words as support counts them: an ASCII letter, then letters, digits, hyphens or
+    apostrophes, two characters at least."""
+    return split_words(text, WordStyle.ASCII_TERM, min_length=2)
 
 
 def _stem(word: str) -> str:
@@ -145,20 +141,20 @@ def _stem(word: str) -> str:
 
 
 def content_stems(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 2}
+    return {_stem(w) for w in _words(text) if w.lower() not in _STOP and len(w) > 2}
 
 
 def names_in(sentence: str) -> set[str]:
     """Coined or proper names: a capital after the first letter (vLLM, PagedAttention) or a
     capitalised word not at the start of the sentence."""
-    words = _WORD.findall(sentence)
+    words = _words(sentence)
     names = {w for w in words if re.search(r"[A-Z]", w[1:])}
     names |= {w for w in words[1:] if w[0].isupper() and w.lower() not in _STOP}
     return names
 
 
 def numbers_in(text: str) -> set[str]:
-    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+    return {n.replace(",", "") for n in find_numbers(text)}
 
 
 @dataclass(frozen=True)
@@ -173,7 +169,7 @@ def support(sentence: str, source_text: str) -> Support:
     wanted = content_stems(sentence)
     names = {n.lower() for n in names_in(sentence)}
     numbers = numbers_in(sentence)
-    parts = sentences_of(source_text)
+    parts = prose_sentences(source_text)
     windows = parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
     best = Support(False, "", 0.0)
     for window in windows:

@@ -20,9 +20,10 @@ from pydantic import BaseModel, Field, create_model
 
 from frontier.config import CurateSettings, Topic
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
-from frontier.curate.support import sentences_of, support
+from frontier.curate.support import support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
+from frontier.text import WordStyle, prose_sentences, split_words
 
 OUT_LABEL = "out-of-field"
 # Part of every triage key: a change to the rules below redoes the decisions they made.
@@ -139,7 +140,7 @@ def filed_under(collection: str | None, tags: Sequence[str]) -> list[str]:
 
 
 def _name_key(text: str) -> str:
-    return "-".join(re.findall(r"[^\W_]+", text.casefold()))
+    return "-".join(split_words(text.casefold()))
 
 
 def hinted_topic(names: Sequence[str], topics: Sequence[Topic]) -> Decision | None:
@@ -202,7 +203,7 @@ WORDING_WEIGHT = 0.15  # how much a scope line's own words in the abstract count
 
 
 def _prefixes(text: str) -> set[str]:
-    return {w.lower()[:5] for w in re.findall(r"[A-Za-z][A-Za-z-]{3,}", text)}
+    return {w.lower()[:5] for w in split_words(text, WordStyle.ASCII_LETTERS, min_length=4)}
 
 
 def reported_line(
@@ -295,7 +296,7 @@ def checked_reason(reason: str, title: str, abstract: str) -> str:
     """The model's one-sentence reason, shown only when it is one whole sentence without a
     number that the title and abstract bear out (a small model may echo its instructions,
     invent, or turn a paper's O(1) into O(n^2))."""
-    sentences = sentences_of(" ".join(reason.split()))
+    sentences = prose_sentences(reason)
     if len(sentences) != 1 or len(sentences[0]) < 20 or re.search(r"\d", sentences[0]):
         return ""
     sentence = sentences[0]

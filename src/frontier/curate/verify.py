@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from frontier.curate.support import plain_math
-
-_LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
-_SPACE = re.compile(r"\s+")
-_BREAK_HYPHEN = re.compile(r"(\w)[-\u00ad\ufffe]\s+(\w)")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+from frontier.text import find_numbers, fold_print
 
 
 def normalize(text: str) -> str:
     """Fold what PDF text varies in: ligatures, soft hyphens, line-break hyphens, spacing, case;
     and the inline TeX of abstracts ("$2.72\\times$" is "2.72×")."""
-    text = unicodedata.normalize("NFKC", plain_math(text))
-    for ligature, letters in _LIGATURES.items():
-        text = text.replace(ligature, letters)
-    text = text.replace("\u00ad", "").replace("\ufffe", "")
-    text = _BREAK_HYPHEN.sub(r"\1\2", text)
-    text = text.replace("-", "")  # hyphens are kept or dropped inconsistently across extractions
-    return _SPACE.sub(" ", text).strip().lower()
+    return fold_print(plain_math(text))
 
 
 def quote_on_page(quote: str, page_text: str) -> bool:
@@ -36,8 +25,8 @@ def _canonical_number(text: str) -> str:
 
 def value_in_quote(value_text: str, quote: str) -> bool:
     """The claimed number appears in the quote as a number (2.5 matches '2.5×', not '12.5')."""
-    wanted = [_canonical_number(n) for n in _NUMBER.findall(value_text)]
-    present = {_canonical_number(n) for n in _NUMBER.findall(unicodedata.normalize("NFKC", quote))}
+    wanted = [_canonical_number(n) for n in find_numbers(value_text)]
+    present = {_canonical_number(n) for n in find_numbers(unicodedata.normalize("NFKC", quote))}
     return bool(wanted) and all(number in present for number in wanted)
 
 

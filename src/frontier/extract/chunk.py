@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
+from frontier.text import sentence_starts
+
 CHARS_PER_TOKEN = 4  # a close enough estimate for English prose under BPE tokenizers
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
 
 
 @dataclass
@@ -39,7 +39,7 @@ def _split_long(text: str, target_tokens: int, max_tokens: int) -> list[str]:
         return [text]
     parts = math.ceil(tokens / target_tokens)
     size = len(text) / parts
-    boundaries = [m.end() for m in _SENTENCE_END.finditer(text)]
+    boundaries = sentence_starts(text)
     cuts = []
     for k in range(1, parts):
         goal = k * size

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+from frontier.text import WordStyle, split_words
+
 _SPACE = re.compile(r"\s")
 _SAMPLE_CHARS = 8000
 _LATIN_VOWELS = set("aeiouyAEIOUYàáâäèéêëìíîïòóôöùúûüýÀÁÂÄÈÉÊËÌÍÎÏÒÓÔÖÙÚÛÜÝ")
@@ -32,7 +33,7 @@ def text_quality(text: str) -> float:
     visible = len(text) - len(_SPACE.findall(text))
     if visible == 0:
         return 0.0
-    good = sum(len(token) for token in _TOKEN.findall(text) if _wordlike(token))
+    good = sum(len(token) for token in split_words(text, WordStyle.LETTERS) if _wordlike(token))
     return good / visible
 
 

@@ -17,6 +17,7 @@ from frontier.sources.records import (
     describe_invalid,
     printable,
 )
+from frontier.text import SentenceStarts, split_sentences
 
 _NAMED_METHOD = re.compile(
     r"\b(?i:we|this paper|this work)\s+(?i:propose|present|introduce|develop|design|build)s?\s+"
@@ -46,7 +47,7 @@ def is_heading(block: str) -> bool:
 
 def provisional_title(abstract: str) -> str:
     """A stand-in title: the method's name if the abstract gives one, and its opening words."""
-    first = re.split(r"(?<=[.!?])\s", abstract, maxsplit=1)[0]
+    first = (split_sentences(abstract, SentenceStarts.ANY) or [""])[0]
     words = first.split()
     opening = " ".join(words[:_PROVISIONAL_WORDS]) + (
         "…" if len(words) > _PROVISIONAL_WORDS else ""

@@ -3,13 +3,12 @@ large KB)."""
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from dataclasses import asdict, dataclass
 
 from frontier.store import lexical
+from frontier.text import WordStyle, split_words
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 _TITLE_WEIGHT, _ABSTRACT_WEIGHT = lexical.TITLE_WEIGHT, lexical.ABSTRACT_WEIGHT
 # Question words carry no evidence; as OR terms they only add noise to BM25.
 _STOPWORD_TEXT = (
@@ -38,7 +37,7 @@ def query_words(text: str) -> list[str]:
     """The words of a question that carry evidence, lowercased, each once."""
     words = [
         w
-        for w in _WORD.findall(text.lower())
+        for w in split_words(text.lower(), WordStyle.WITH_UNDERSCORE)
         if (len(w) > 1 or w.isdigit()) and w not in _QUERY_STOPWORDS
     ]
     return list(dict.fromkeys(words))

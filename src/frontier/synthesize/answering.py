@@ -20,11 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from frontier.curate.claims import reads_as_prose
-from frontier.curate.support import content_stems, names_in, sentences_of
+from frontier.curate.support import content_stems, names_in
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import strip_citations
 from frontier.synthesize.meaning import says_nothing
 from frontier.synthesize.retrieve import content_words
+from frontier.text import NumberShape, find_numbers, prose_sentences, split_words
 
 ANSWERING_SHOWN = 3
 MIN_CHARS = 25
@@ -55,7 +56,6 @@ RANK_PENALTY = 0.25  # per place the sentence's source ranks below the first
 PROXIMITY_WORDS = 12
 SHOWN_MARGIN = 2.0  # a second or third sentence is shown when it scores this close to the best
 GENERIC_KIND = 0.4  # what an answer of a kind counts when it only names it ("GPUs", "a cluster")
-_WORD = re.compile(r"[^\W_]+")
 # words that frame a question ("evaluated on", "did they use") rather than name its topic, as
 # `content_words` cuts them (five letters)
 _FRAME = frozenset(
@@ -190,7 +190,6 @@ _SETUP = re.compile(
 )
 _FOCUS = re.compile(r"\b(?:what|which|how many|how much)\s+((?:\w+\s+){0,3}?\w+)\b", re.IGNORECASE)
 _DIGIT_TOKEN = re.compile(r"\d")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _MECHANISM = re.compile(
     r"\b(?:by|we|uses?|using|applies|apply|instead|policy|predict|decides?|reserv|select|"
     r"through|via|when|each|then)\b",
@@ -293,7 +292,10 @@ def holds_kind(kind: str, sentence: str, given: frozenset[str] = frozenset()) ->
 
 
 def _new_quantity(found: str, given: frozenset[str]) -> bool:
-    return not _MODEL_SIZE.fullmatch(found.strip()) and not set(_NUMBER.findall(found)) <= given
+    return (
+        not _MODEL_SIZE.fullmatch(found.strip())
+        and not set(find_numbers(found, NumberShape.DECIMAL)) <= given
+    )
 
 
 def asked_units(question: str) -> list[re.Pattern[str]]:
@@ -356,7 +358,7 @@ def page_units(text: str) -> list[str]:
     for line in lines:
         if _is_row(line):
             if prose and not table:
-                done, unfinished = _unfinished_tail(sentences_of(" ".join(prose)))
+                done, unfinished = _unfinished_tail(prose_sentences(" ".join(prose)))
                 units.extend(done)
                 prose = [unfinished] if unfinished else []
             table.append(line)
@@ -372,7 +374,7 @@ def page_units(text: str) -> list[str]:
             caption = line
         prose.append(line)
     units.extend(_rows(table, caption))
-    units.extend(sentences_of(" ".join(prose)))
+    units.extend(prose_sentences(" ".join(prose)))
     return [re.sub(r"(?<=\w)- (?=\d)", "-", unit) for unit in map(without_heading, units) if unit]
 
 
@@ -463,7 +465,7 @@ def is_answer_like(sentence: str) -> bool:
         return False
     if _HEADING.match(body) or _REFERENCE.search(body) or _AFFILIATION.search(body):
         return False
-    words = _WORD.findall(body)
+    words = split_words(body)
     if len(words) < 5:
         return False
     if is_read_row(body):
@@ -502,18 +504,18 @@ class _Features:
         self.asked = asked_kinds(question)
         self.subjects = {name.lower() for name in names_in(question) if len(name) > 2}
         self.question_stems = content_stems(question)
-        self.question_numbers = frozenset(_NUMBER.findall(question))
+        self.question_numbers = frozenset(find_numbers(question, NumberShape.DECIMAL))
         self.units = asked_units(question)
         focus = _FOCUS.search(question)
         self.focus = content_stems(focus.group(1)) if focus else set()
-        self.words = [{w[:5] for w in _WORD.findall(c.text.lower())} & wanted for c in found]
+        self.words = [{w[:5] for w in split_words(c.text.lower())} & wanted for c in found]
         counts = Counter(word for words in self.words for word in words)
         self.weight = {
             w: math.log(1 + len(found) / (1 + counts[w])) * (FRAME_WEIGHT if w in _FRAME else 1)
             for w in wanted
         }
         self.total = sum(self.weight.values()) or 1.0
-        titles = {w[:5] for c in found for w in _WORD.findall(c.title.lower())}
+        titles = {w[:5] for c in found for w in split_words(c.title.lower())}
         subject = {s[:5] for s in self.subjects} | titles
         self.topical = {w: v for w, v in self.weight.items() if w not in subject}
         self.topical_total = sum(self.topical.values()) or 1.0
@@ -540,7 +542,8 @@ class _Features:
             + W_NAMED_KIND * self._names_kind(text)
             + W_ASKED * (len(self.focus & stems) / len(self.focus) if self.focus else 0.0)
             + W_SUBJECT * (_subject_share(self.subjects, candidate) if self.subjects else 1.0)
-            + W_NEW_NUMBER * bool(set(_NUMBER.findall(text)) - self.question_numbers)
+            + W_NEW_NUMBER
+            * bool(set(find_numbers(text, NumberShape.DECIMAL)) - self.question_numbers)
             + W_SETUP * bool(_SETUP.search(text))
             + W_CAPTION * bool(_CAPTION.match(text))
             + W_DIGITS * sum(bool(_DIGIT_TOKEN.search(t)) for t in tokens) / max(1, len(tokens))
@@ -565,7 +568,7 @@ class _Features:
 
     def _nearest(self, text: str) -> float:
         """The most weight of the question's topical words within one short run of words."""
-        words = [w[:5] for w in _WORD.findall(text.lower())]
+        words = [w[:5] for w in split_words(text.lower())]
         best = 0.0
         for start in range(max(1, len(words) - PROXIMITY_WORDS + 1)):
             run = set(words[start : start + PROXIMITY_WORDS])

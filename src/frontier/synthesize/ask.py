@@ -27,10 +27,11 @@ from frontier.synthesize.answering import (
 )
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
 from frontier.synthesize.citations import check_citations, strip_citations
-from frontier.synthesize.grounding import Dropped, ground_answer, split_sentences
+from frontier.synthesize.grounding import Dropped, ground_answer
 from frontier.synthesize.meaning import says_nothing, shipped_similarity
 from frontier.synthesize.presets import PRESETS
 from frontier.synthesize.retrieve import Passage, Retriever, word_overlap
+from frontier.text import SentenceStarts, split_sentences
 
 NO_SUPPORT = "The KB has no support for this question."
 # A passage supports a question when it is close in meaning, or holds nearly all its content words
@@ -375,7 +376,7 @@ def _without_quoted(text: str, answering: list[Answering]) -> tuple[str, list[Dr
     lines = []
     for line in text.split("\n"):
         kept = []
-        for sentence in split_sentences(line):
+        for sentence in split_sentences(line, SentenceStarts.MODEL_TEXT):
             words = content_stems(strip_citations(sentence))
             if words and any(len(words & q) >= QUOTED_SHARE * len(words) for q in quotes):
                 dropped.append(Dropped(sentence.strip(), QUOTE_REPEAT))

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from frontier.curate.claims import system_names
 from frontier.curate.entry import contribution_sentences
 from frontier.curate.spans import propose
-from frontier.curate.support import is_prose, plain_math, sentences_of
+from frontier.curate.support import is_prose, plain_math
 from frontier.store.claims import Claim, headline_claims
 from frontier.store.synthesis import full_text_chunks
 from frontier.synthesize.bundle import Bundle, Source
+from frontier.text import prose_sentences
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def _facts(
 def _result_sentences(number: int, abstract: str, names: list[str]) -> list[Quote]:
     """The abstract's sentences that state a result of the paper's own work with a number."""
     found = []
-    for sentence in sentences_of(plain_math(abstract)):
+    for sentence in prose_sentences(plain_math(abstract)):
         own = _OWN.search(sentence) or any(n in sentence for n in names)
         if own and is_prose(sentence) and propose(sentence):
             found.append(Quote(sentence, number, None))
@@ -117,7 +118,7 @@ def open_problems(number: int, chunks: list[sqlite3.Row]) -> list[Quote]:
         if _BACKGROUND.search(section):
             continue
         closing = bool(_CLOSING.search(section))
-        sentences = sentences_of(plain_math(chunk["text"]))
+        sentences = prose_sentences(plain_math(chunk["text"]))
         for i, sentence in enumerate(sentences):
             if sentence.lower() in seen or not _states_open(sentence, closing):
                 continue

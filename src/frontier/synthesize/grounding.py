@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from frontier.curate.support import MIN_WORD_SHARE, content_stems, names_in, sentences_of
+from frontier.curate.support import MIN_WORD_SHARE, content_stems, names_in
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
 from frontier.synthesize.meaning import (
@@ -38,6 +38,16 @@ from frontier.synthesize.meaning import (
     shipped_similarity,
 )
 from frontier.synthesize.retrieve import content_words
+from frontier.text import (
+    NumberShape,
+    NumberStart,
+    SentenceStarts,
+    find_numbers,
+    number_parts,
+    prose_sentences,
+    split_sentences,
+    split_words,
+)
 
 REFUSAL = "sources do not answer"  # the answer prompt asks for "The sources do not answer this."
 REPEAT = "repeats an earlier sentence"
@@ -60,18 +70,12 @@ MAX_QUOTED_CHARS = 400  # longer ones are tables and figures read as one sentenc
 TABULAR_SHARE = 0.3  # share of a quote's words holding digits past which it is a table row
 
 _CITATION_AFTER_END = re.compile(r"([.!?])((?:\s*\[[\d\s,;\-–]+\])+)")
-# a sentence starts with a capital, a digit, a quote or bracket, or a name such as vLLM
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"*\d]|[a-z]+[A-Z])")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
-_ANSWER_NUMBER = re.compile(r"(?<![\w.\-/])\d[\d,]*(?:\.\d+)?")
-_SOURCE_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twice": 2, "double": 2, "half": 0.5,
     "hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000,
 }  # fmt: skip
-_WORD = re.compile(r"[^\W_]+")
 _UNIT = re.compile(r"[KMGT]i?B|[KMGT]B/s|[GM]bps|[GM]Hz|T?FLOPS?|FLOPs|ms|GPU-hours?")
 # words that join clauses, not content, stemmed as `_stems` stems
 _CONNECTIVES = frozenset(
@@ -166,17 +170,13 @@ def check_sentences(
         similarity=shipped_similarity(),
     )
     lines = [
-        check.judged(split_sentences(line))
+        check.judged(split_sentences(line, SentenceStarts.MODEL_TEXT))
         for line in _CITATION_AFTER_END.sub(r"\2\1", text).split("\n")
     ]
     check.dropped.extend(_drop_dangling(lines))
     paragraphs = [" ".join(sentence for sentence in line if sentence) for line in lines]
     joined = re.sub(r"\n{3,}", "\n\n", "\n".join(paragraphs)).strip()
     return Grounded(joined, check.dropped)
-
-
-def split_sentences(paragraph: str) -> list[str]:
-    return [sentence for sentence in _SENTENCE_END.split(paragraph.strip()) if sentence]
 
 
 def _drop_dangling(lines: list[list[str | None]]) -> list[Dropped]:
@@ -389,7 +389,7 @@ class _SentenceCheck:
         if number not in self._windows:
             source = self.bundle.by_number(number)
             head = f"{source.title} {source.date[:4]}"
-            parts = sentences_of(_BROKEN_HYPHEN.sub("-", strip_citations(source.text))) or [""]
+            parts = prose_sentences(_BROKEN_HYPHEN.sub("-", strip_citations(source.text))) or [""]
             spans = parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
             self._windows[number] = [
                 _Window(
@@ -545,7 +545,7 @@ def _stated_numbers(sentence: str) -> list[tuple[str, list[Decimal]]]:
     citations or list marks)."""
     body = _LIST_MARKER.sub("", strip_citations(sentence))
     stated = []
-    for token in _ANSWER_NUMBER.findall(body):
+    for token in find_numbers(body, NumberShape.LISTED, NumberStart.OUTSIDE_NAMES):
         values = _values(token.rstrip(","))
         if values:
             stated.append((token.rstrip(","), values))
@@ -557,17 +557,18 @@ def _all_given(values: Iterable[Decimal], given: set[Decimal] | frozenset[Decima
 
 
 def _numbers_in(text: str) -> set[Decimal]:
-    numbers = {value for token in _SOURCE_NUMBER.findall(text) for value in _values(token)}
-    words = set(_WORD.findall(text.lower()))
+    numbers = {
+        value for token in find_numbers(text, NumberShape.LISTED) for value in _values(token)
+    }
+    words = set(split_words(text.lower()))
     numbers.update(Decimal(str(v)) for word, v in _NUMBER_WORDS.items() if word in words)
     return numbers
 
 
 def _values(token: str) -> list[Decimal]:
     """'1,024' is one number; '3,5' lists two."""
-    parts = [token.replace(",", "")] if _THOUSANDS.fullmatch(token) else token.split(",")
     values = []
-    for part in parts:
+    for part in number_parts(token):
         try:
             values.append(Decimal(part))
         except InvalidOperation:
@@ -584,7 +585,7 @@ def _is_given(value: Decimal, given: set[Decimal] | frozenset[Decimal]) -> bool:
 
 
 def _word_set(sentence: str) -> set[str]:
-    return set(_WORD.findall(strip_citations(sentence).lower()))
+    return set(split_words(strip_citations(sentence).lower()))
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
@@ -599,7 +600,7 @@ def _repeats(sentence: str, words: set[str], earlier: set[str]) -> bool:
         return True
     if len(words) < REPEAT_MIN_WORDS or len(words & earlier) < NEAR_DUPLICATE * len(words):
         return False
-    tokens = _WORD.findall(strip_citations(sentence))
+    tokens = split_words(strip_citations(sentence))
     return not any(
         _names_or_counts(token, first=i == 0)
         for i, token in enumerate(tokens)
@@ -614,7 +615,7 @@ def _names_or_counts(token: str, first: bool) -> bool:
 
 def _loops(sentence: str) -> bool:
     """A run of words said twice within one sentence: a model stuck in a loop, not a claim."""
-    words = _WORD.findall(strip_citations(sentence).lower())
+    words = split_words(strip_citations(sentence).lower())
     runs = [tuple(words[i : i + LOOP_WORDS]) for i in range(len(words) - LOOP_WORDS + 1)]
     return len(set(runs)) < len(runs)
 
@@ -630,7 +631,7 @@ def closest_sentences(bundle: Bundle, question: str, count: int = QUOTED_SENTENC
     wanted = {word[:5] for word in content_words(question)}
     kinds = [answer for asked, answer in _ANSWER_KINDS if asked.search(question)]
     candidates = [
-        (source.number, sentence, {word[:5] for word in _WORD.findall(sentence.lower())} & wanted)
+        (source.number, sentence, {word[:5] for word in split_words(sentence.lower())} & wanted)
         for source in bundle.sources
         for sentence in _quotable(source.text)
         if not sentence.rstrip().endswith(":")
@@ -659,7 +660,7 @@ def _quotable(text: str) -> list[str]:
     flat = _BROKEN_HYPHEN.sub("-", flat)
     return [
         sentence
-        for sentence in _SENTENCE_END.split(flat)
+        for sentence in split_sentences(flat, SentenceStarts.MODEL_TEXT)
         if MIN_QUOTED_CHARS <= len(sentence) <= MAX_QUOTED_CHARS and not _tabular(sentence)
     ]
 

@@ -24,6 +24,16 @@ import numpy as np
 from frontier.curate.support import content_stems
 from frontier.llm.embeddings import EmbeddingError, load_embedder
 from frontier.synthesize.citations import strip_citations
+from frontier.text import (
+    NumberShape,
+    NumberStart,
+    WordStyle,
+    find_numbers,
+    number_matches,
+    number_parts,
+    split_words,
+    word_matches,
+)
 
 # how close in meaning a text is to each of several others (cosines of sentence embeddings)
 Similarity = Callable[[str, list[str]], Sequence[float]]
@@ -47,8 +57,6 @@ AUTHORS = "an author or affiliation line"
 REFERENCE = "a reference-list entry"
 FILLER = "says nothing of its own (the question, the answer, the sources)"
 
-_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 _UNIT_AFTER = re.compile(
     r"\s?(%|×|x\b|[KMGT]i?B(?:/s)?\b|[GM]bps\b|ms\b|s\b|seconds?\b|minutes?\b|hours?\b|"
     r"tokens?\b|bits?\b|bytes?\b|GPUs?\b|nodes?\b|layers?\b|heads?\b|steps?\b|epochs?\b|"
@@ -260,7 +268,6 @@ _SCOPE_SKIP = frozenset(
         "necessarily",
     ]
 )
-_TOKEN = re.compile(r"\S+")
 TAUTOLOGY_ELSE = 6  # words said once beside a repeated run, past which it is no tautology
 FRAGMENT_WORDS = 2  # fewer words than this are no sentence
 UNENDED_WORDS = 5  # fewer words than this, without a full stop, are no sentence either
@@ -325,11 +332,21 @@ class Fact:
     in_name: bool = False  # part of a name ("A100-80GB"): a fact only with its unit
 
 
+def _words(text: str) -> list[str]:
+    """Words with their hyphens and apostrophes ("KV-cache", "model's")."""
+    return split_words(text, WordStyle.JOINED)
+
+
+def _numbers(text: str) -> list[str]:
+    """Numbers that stand on their own, not the digits of a name ("A100")."""
+    return find_numbers(text, NumberShape.SEPARATED, NumberStart.OUTSIDE_WORDS)
+
+
 def says_nothing(sentence: str, question: str = "") -> str:
     """Why the sentence says nothing a reader can use, or ""."""
     body = strip_citations(sentence).strip()
-    words = _WORD.findall(body)
-    if words and not content_stems(body) - _GENERIC and not _NUMBER.search(body):
+    words = _words(body)
+    if words and not content_stems(body) - _GENERIC and not _numbers(body):
         return FILLER
     if body.endswith(":"):
         return ""  # a lead-in: it stands or goes with what it leads in to
@@ -450,7 +467,7 @@ def _echoes(body: str, question: str) -> bool:
     stems = content_stems(body)
     asked = content_stems(question)
     new = stems - asked - _GENERIC
-    numbers = set(_NUMBER.findall(body)) - set(_NUMBER.findall(question))
+    numbers = set(_numbers(body)) - set(_numbers(question))
     return len(stems & asked) >= ECHO_WORDS and len(new) <= 1 and not numbers
 
 
@@ -458,9 +475,9 @@ def facts_in(text: str, in_names: bool = False) -> list[Fact]:
     """The numbers of a text with their unit's class and the content words around them; a
     number inside a name ("Mixtral-8x7B", "Llama-2", "A100") is the name's, not a fact, unless
     `in_names` (what a source gives: "A100-80GB" gives 80 GB)."""
-    tokens = list(_TOKEN.finditer(text))
+    tokens = list(word_matches(text, WordStyle.TOKEN))
     found = []
-    for match in _NUMBER.finditer(text):
+    for match in number_matches(text, NumberShape.SEPARATED, NumberStart.OUTSIDE_WORDS):
         token = next((t for t in tokens if t.start() <= match.start() < t.end()), None)
         if token is not None and token.group()[0].isalpha() and not in_names:
             continue
@@ -495,9 +512,8 @@ def facts_in(text: str, in_names: bool = False) -> list[Fact]:
 
 
 def _value(raw: str) -> float | None:
-    thousands = re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", raw)
     try:
-        return float(raw.replace(",", "")) if thousands else float(raw.split(",")[0])
+        return float(number_parts(raw)[0])
     except ValueError:
         return None
 
@@ -625,7 +641,7 @@ def _change_base(word: str) -> str:
 def _direction(text: str) -> set[int]:
     """The senses of the changes a text states: +1 for a gain (faster, lower latency), -1 for
     a loss (slower, higher latency)."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in _words(text)]
     return {_sense(words, i) for i, w in enumerate(words) if _change_base(w)}
 
 
@@ -644,7 +660,7 @@ def _negation_fault(body: str, window: str) -> str:
 
 def _denied_plainly(denier: str, other: str) -> bool:
     """Most of what one negation of `denier` denies is in `other`, nowhere under a negation."""
-    words = _WORD.findall(other)
+    words = _words(other)
     stems = [_plain_stem(w) for w in words]
     for governed in _governed(denier):
         places = {g: [i for i, s in enumerate(stems) if s == g] for g in governed}
@@ -661,7 +677,7 @@ def _governed(text: str) -> list[list[str]]:
     found = []
     for match in _NEGATORS.finditer(text):
         clause = re.split(r"[,;:.()]", text[match.end() : match.end() + 80])[0]
-        words = [w for w in _WORD.findall(clause) if w.lower() not in _SCOPE_SKIP]
+        words = [w for w in _words(clause) if w.lower() not in _SCOPE_SKIP]
         stems = [_plain_stem(w) for w in words[:NEGATED_WORDS]]
         if any(stems):
             found.append([s for s in stems if s])
@@ -677,8 +693,8 @@ def _flipped(body: str, window: str) -> bool:
     """A change word of the sentence whose opposite the window uses instead of it on the same
     thing (the words around both share one), with the opposite sense once what it changes is
     read (lower latency is a gain, lower throughput a loss)."""
-    words = [w.lower() for w in _WORD.findall(body)]
-    source = [w.lower() for w in _WORD.findall(window)]
+    words = [w.lower() for w in _words(body)]
+    source = [w.lower() for w in _words(window)]
     bases = [_kin(_change_base(w)) for w in source]
     present = set(bases)
     for index, word in enumerate(words):

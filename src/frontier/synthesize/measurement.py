@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from frontier.text import NumberShape, NumberStart, number_pattern
+
 # checked in order: the first family whose pattern the metric holds is its family, so a
 # specific measure (TTFT, goodput) comes before the general one it is a kind of (latency,
 # throughput), and speedup, which any measure can be expressed as, comes last
@@ -40,7 +42,9 @@ _FAMILY_SYNONYMS = {"tpot": "tbt", "capacity": "request-rate", "speed-up": "spee
 # the coarser families conflicts compare within: a TTFT and a latency are both latencies
 _COMPARED_AS = {"ttft": "latency", "tbt": "latency", "goodput": "throughput",
                 "request-rate": "throughput"}  # fmt: skip
-_SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([BM])\b")
+_SIZE = re.compile(
+    rf"({number_pattern(NumberShape.DECIMAL, NumberStart.OUTSIDE_WORDS)})\s*([BM])\b"
+)
 _HARDWARE = re.compile(
     r"\b(A100|H100|H200|H800|A800|V100|A10G?|L40S?|L4|T4|A6000|RTX\s?\d{4}|MI\d{3}X?|"
     r"TPU\s?v?\d+\w*|Gaudi\s?\d?|CPUs?)\b",

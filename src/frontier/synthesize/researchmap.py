@@ -29,15 +29,16 @@ from frontier.synthesize.extracts import LEVERS, OTHER_LEVER, PaperFacts, lever,
 from frontier.synthesize.grounding import Dropped, check_sentences
 from frontier.synthesize.papers import DIGEST_TOKENS, paper_bundle
 from frontier.synthesize.themes import contains_phrase, group, key_phrase, name_misfit
+from frontier.text import WordStyle, fold_space, split_words
 
-_WORD = re.compile(r"[^\W\d_]{3,}")
 _PLACEHOLDER = re.compile(r"^\W*$|<[^>]*>|\.\.\.|…")
 
 
 def _says_words(value: str, minimum: int) -> bool:
     """Real words, not the reply format's placeholder echoed back."""
-    value = " ".join(value.split())
-    return not _PLACEHOLDER.search(value) and len(_WORD.findall(value)) >= minimum
+    value = fold_space(value)
+    real = split_words(value, WordStyle.LETTERS, min_length=3)
+    return not _PLACEHOLDER.search(value) and len(real) >= minimum
 
 
 class CitedItem(BaseModel):

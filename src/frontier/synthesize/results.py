@@ -37,6 +37,7 @@ from frontier.store.results import (
 )
 from frontier.synthesize.measurement import FAMILY_NAMES, named_family
 from frontier.synthesize.names import NameTable, name_table
+from frontier.text import NumberShape, find_numbers, number_matches, number_pattern
 
 # a unit that says by itself what was measured, when the metric does not
 _UNIT_FAMILIES = {"tokens/s": "throughput", "req/s": "request-rate", "J": "energy", "$": "cost"}
@@ -57,10 +58,9 @@ _UNITS = {
     "J": ("j", "joule", "joules"),
 }
 _UNIT_OF = {alias.casefold(): unit for unit, aliases in _UNITS.items() for alias in aliases}
-_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+_NUM = number_pattern(NumberShape.GROUPED)
 _RANGE = re.compile(
-    r"(?P<a>\d+(?:,\d{3})*(?:\.\d+)?)\s*(?P<unit>[^\d\s-]*)\s*(?:[-–—−∼~]|to)\s*(?:up to\s*)?"
-    r"(?P<b>\d+(?:,\d{3})*(?:\.\d+)?)",
+    rf"(?P<a>{_NUM})\s*(?P<unit>[^\d\s-]*)\s*(?:[-–—−∼~]|to)\s*(?:up to\s*)?(?P<b>{_NUM})",
     re.IGNORECASE,
 )
 _UPPER = re.compile(
@@ -117,7 +117,7 @@ def parse_value(value_text: str, unit: str = "", value: float | None = None) -> 
     """Numbers of a value as printed: "2-4×" a range, "up to 3.5×" an upper bound, "from A to
     B" both; None when the text holds no number and no stored value stands in for it."""
     text = " ".join(value_text.split())
-    numbers = [_number(n) for n in _NUMBER.findall(text)]
+    numbers = [_number(n) for n in find_numbers(text, NumberShape.GROUPED)]
     shown_unit = unit_name(unit) or _unit_in(text)
     if not numbers:
         if value is None or not math.isfinite(value):
@@ -145,7 +145,7 @@ def _unit_in(text: str) -> str | None:
     """The unit printed after the value's last number, or a leading $."""
     if text.lstrip("~≈<>≤≥ ").startswith("$"):
         return "$"
-    last = list(_NUMBER.finditer(text))[-1:]
+    last = list(number_matches(text, NumberShape.GROUPED))[-1:]
     if not last:
         return None
     found = _UNIT_AFTER.match(text[last[0].end() :])

@@ -8,7 +8,6 @@ finds evidence a chunk boundary cut in two."""
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from dataclasses import asdict, dataclass, field
 
@@ -17,11 +16,11 @@ from frontier.store.dense import dense_search
 from frontier.store.retrieval import chunk_locations, chunks_with_titles, embedding_coverage
 from frontier.store.search import Hit, bm25_chunks, bm25_papers, fts_query
 from frontier.synthesize import windows
+from frontier.text import WordStyle, split_words
 
 METHODS = ("bm25", "dense", "hybrid")
 _CANDIDATES = 60
 _WINDOW_CANDIDATES = 20  # pages the sentence windows look at again
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -236,7 +235,7 @@ def word_overlap(question: str, text: str) -> float:
 
 def word_prefixes(text: str) -> set[str]:
     """The words of `text` as `word_overlap` compares them, for a text compared many times."""
-    return {word[:5] for word in _WORD.findall(text.lower())}
+    return {word[:5] for word in split_words(text.lower(), WordStyle.WITH_UNDERSCORE)}
 
 
 def prefix_overlap(question: str, present: set[str]) -> float:
@@ -258,8 +257,8 @@ def snippet(text: str, question: str, words: int = 32) -> str:
 
 
 def _stem(token: str) -> str:
-    word = _WORD.search(token.lower())
-    return word.group(0)[:5] if word else ""
+    words = split_words(token.lower(), WordStyle.WITH_UNDERSCORE)
+    return words[0][:5] if words else ""
 
 
 # Finding a paper (not a passage) leans more on its title and abstract, and not on sentence

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from frontier.text import WordStyle, split_words
+
 MIN_THEMES, MAX_THEMES = 4, 6
 MAX_NAME_WORDS = 8  # what the prompt asks for
 _ITERATIONS = 50
@@ -76,7 +78,6 @@ def cluster(vectors: np.ndarray) -> list[list[int]]:
     return sorted((g for g in groups.values() if g), key=lambda g: g[0])
 
 
-_TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{3,}")
 _GENERIC_TEXT = (
     "large language model models llm llms efficient efficiency inference serving towards "
     "with without using fast faster via from into through scale scaling based"
@@ -112,7 +113,9 @@ def _names_one_paper(name: str, title: str) -> bool:
 
 
 def _terms(text: str) -> set[str]:
-    return {w.lower() for w in _TITLE_WORD.findall(text)} - _GENERIC
+    return {
+        w.lower() for w in split_words(text, WordStyle.ASCII_HYPHENATED, min_length=4)
+    } - _GENERIC
 
 
 MAX_SHARE = 0.3  # no theme holds more than this share of the papers (when there are 10 or more)
@@ -164,7 +167,6 @@ _STOP_TEXT = """a an the of for and or to in on with by from via as at into over
     methods technique techniques framework system systems propose proposes present presents
     introduce introduces show shows also both each such other more most up one two first"""
 _STOP = frozenset(_STOP_TEXT.split())
-_PHRASE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['-][A-Za-z0-9]+)*")
 _CLAUSE = re.compile(r"[.,;:!?()\[\]\"]")
 MAX_PHRASE_WORDS = 3
 
@@ -183,7 +185,7 @@ def phrases(text: str) -> dict[tuple[str, ...], str]:
     by its matching key, with the form it is printed in."""
     found: dict[tuple[str, ...], str] = {}
     for clause in _CLAUSE.split(text):
-        words = _PHRASE_WORD.findall(clause)
+        words = split_words(clause, WordStyle.ASCII_JOINED)
         for i in range(len(words)):
             for n in range(1, MAX_PHRASE_WORDS + 1):
                 run = words[i : i + n]
@@ -239,11 +241,11 @@ def _as_name(phrase: str) -> str:
 
 def contains_phrase(name: str, texts: list[str]) -> bool:
     """Whether the name, as its words are matched, occurs in one of the texts."""
-    wanted = _key(_PHRASE_WORD.findall(name))
+    wanted = _key(split_words(name, WordStyle.ASCII_JOINED))
     if not wanted:
         return False
     for text in texts:
-        words = _key(_PHRASE_WORD.findall(text))
+        words = _key(split_words(text, WordStyle.ASCII_JOINED))
         n = len(wanted)
         if any(tuple(words[i : i + n]) == wanted for i in range(len(words) - n + 1)):
             return True

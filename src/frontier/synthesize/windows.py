@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import sqlite3
 from dataclasses import dataclass
 
 from frontier.store.lexical import stems
 from frontier.store.queries import page_texts
 from frontier.store.search import chunk_frequencies, query_words
+from frontier.text import SentenceStarts, WordStyle, split_sentences, split_words
 
 SENTENCES = 12
 STRIDE = 6
 _K1, _B = 1.2, 0.75
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
-_WORD = re.compile(r"[^\W_]+")  # what the index's tokenizer counts as a word
 
 PageKey = tuple[str, int]
 
@@ -46,13 +44,14 @@ def sentence_spans(count: int, size: int = SENTENCES, stride: int = STRIDE) -> l
 @functools.lru_cache(maxsize=1024)
 def sentences_of(text: str) -> tuple[str, ...]:
     """The sentences of a page (kept for pages read again)."""
-    return tuple(part for part in _SENTENCE_END.split(text) if part.strip())
+    return tuple(split_sentences(text, SentenceStarts.PAGE))
 
 
 @functools.lru_cache(maxsize=1024)
 def sentence_words(text: str) -> tuple[tuple[str, ...], ...]:
-    """Each sentence of `text` as its lowercased words (kept for pages read again)."""
-    return tuple(tuple(_WORD.findall(part.lower())) for part in sentences_of(text))
+    """Each sentence of `text` as its lowercased words, as the index's tokenizer counts them
+    (kept for pages read again)."""
+    return tuple(tuple(split_words(part.lower(), WordStyle.ALNUM)) for part in sentences_of(text))
 
 
 def page_windows(text: str, terms: set[str]) -> list[Window]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
@@ -303,9 +304,14 @@ def topic_files(site: SiteBuild) -> None:
         site.write("topic", topic_view(site.ctx, topic.slug), topic.slug)
 
 
-def frontier_page(server: ServerState, request: Request) -> Response:
-    with server.reading() as (_conn, ctx):
-        return server.page(frontier_view(ctx, request.path_params["slug"]), ctx)
+def by_slug(view: Callable[[Context, str], View]) -> Callable[[ServerState, Request], Response]:
+    """A page whose view takes the slug of its path: a topic's frontier, an entity."""
+
+    def page(server: ServerState, request: Request) -> Response:
+        with server.reading() as (_conn, ctx):
+            return server.page(view(ctx, request.path_params["slug"]), ctx)
+
+    return page
 
 
 def frontier_files(site: SiteBuild) -> None:
@@ -376,11 +382,6 @@ def page_files(site: SiteBuild) -> None:
         site.write("page", view, paper_id, number)
 
 
-def entity_page(server: ServerState, request: Request) -> Response:
-    with server.reading() as (_conn, ctx):
-        return server.page(entity_view(ctx, request.path_params["slug"]), ctx)
-
-
 def entity_files(site: SiteBuild) -> None:
     for entity in site.ctx.kb.entities:
         site.write("entity", entity_view(site.ctx, entity.slug), entity.slug)
@@ -420,3 +421,7 @@ def usage_page(server: ServerState, request: Request) -> Response:
 def usage_files(site: SiteBuild) -> None:
     runs, purposes, priced = usage_rows(site.conn, site.ctx.settings.llm)
     site.write("usage", usage_view(runs, purposes, priced))
+
+
+frontier_page = by_slug(frontier_view)
+entity_page = by_slug(entity_view)

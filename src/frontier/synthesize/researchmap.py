@@ -180,12 +180,13 @@ async def write_map(
     rmap.chronology = chronology(rmap.bundle)
     rmap.problems = problems_by_code(facts, embedder)
     rmap.takeaways = takeaways_by_code(facts)
+    model = await llm.model_name()
     gate = ModelGate(
         "map",
-        await llm.model_name(),
+        model,
         prompt.tag,
         model_mode,
-        recent_checks(conn, "map", await llm.model_name(), prompt.tag, WINDOW),
+        recent_checks(conn, "map", model, prompt.tag, WINDOW),
         "",
     )
     if gate.asks():
@@ -288,8 +289,9 @@ def takeaways_by_code(facts: list[PaperFacts]) -> list[Item]:
     """Each paper's first headline result (or, uncurated, its abstract's result sentence),
     grouped by the part of the stack a practitioner would change."""
     items: list[Item] = []
+    parts = {f.number: lever(f) for f in facts}
     for part in [*(name for name, _ in LEVERS), OTHER_LEVER]:
-        for f in (f for f in facts if lever(f) == part):
+        for f in (f for f in facts if parts[f.number] == part):
             if f.headlines:
                 claim = f.headlines[0]
                 text = f"{f.system}: {phrase_claim(claim)} [{f.number}]"

@@ -189,3 +189,44 @@ def test_a_figures_axis_labels_read_into_the_text_are_no_answer() -> None:
     axis = "Batch Size 0 1000 2000 Execution Time (ms) ft(32) orca(32) ft(128) (b) 101B model."
     assert not is_answer_like(axis)
     assert is_answer_like("It runs each iteration with a max batch size of 2 on 8 A100 GPUs.")
+
+
+def test_a_question_a_title_block_a_table_head_or_a_bare_heading_is_no_answer() -> None:
+    asks = "There are two questions a cache manager must answer here: which blocks should it evict?"
+    title = (
+        "Fast Decoding of Transformers Ada Lovelace * 1 Alan Turing * 1 Grace Hopper 1 "
+        "Abstract Decoding K tokens from a large model takes K serial runs of it."
+    )
+    head = "Model Tokens/sec ↑ Time (sec) ↓ Speed-up ↑ baseline ours ours on 100 samples."
+    heading = "3.4 Analysis Better data-efficiency for the calibration set."
+    for text in (asks, title, head, heading):
+        assert not is_answer_like(text), text
+    assert is_answer_like("3.4 Our calibration set holds 128 segments of 2048 tokens each.")
+    assert is_answer_like("Our calibration data consists of 128 random segments from C4.")
+
+
+def test_a_sentence_pointing_at_a_figure_ranks_below_one_stating_the_answer() -> None:
+    pointer = (
+        "Figure 4 depicts how the iteration-level scheduler can avoid running out of cache memory."
+    )
+    stating = (
+        "It reserves room for the keys and values of a request when it first schedules it, so "
+        "no iteration runs out of memory."
+    )
+    ranked = rank(
+        "How does the iteration-level scheduler avoid running out of cache memory?",
+        _candidates([pointer, stating]),
+        shipped_similarity(),
+    )
+    assert ranked[0].text == stating
+
+
+def test_a_list_the_sentence_ends_cut_is_read_as_one_unit() -> None:
+    page = (
+        "The challenges of batching lie in two aspects: (1) each sequence accepts a different "
+        "number of tokens per step. Thus, a batch waits for its slowest sequence; (2) the extra "
+        "work of verification grows with the batch size. We study both."
+    )
+    units = page_units(page)
+    assert units[0].startswith("The challenges") and "(2) the extra work" in units[0]
+    assert units[1] == "We study both."

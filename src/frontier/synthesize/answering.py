@@ -50,6 +50,7 @@ W_SUBJECT = 0.45  # the question's names in it, beside it or in its paper's titl
 W_NEW_NUMBER = 1.2  # a number the question does not give
 W_SETUP = 1.6  # "we use / set / deploy / evaluate ...": how a paper states its setting
 W_CAPTION = -1.9
+W_POINTER = -1.5  # points at a figure or a section for its content instead of stating it
 W_DIGITS = -0.4  # share of its tokens holding digits: a plot's axis read as a sentence
 W_LENGTH = -1.2  # per 200 characters
 RANK_PENALTY = 0.25  # per place the sentence's source ranks below the first
@@ -110,6 +111,29 @@ _RUN_IN_HEADING = re.compile(
 _REFERENCE = re.compile(
     r"^\[\d+\]\s|\bIn Proceedings\b|\barXiv preprint\b|\bpp\. \d"
     r"|\bProc\. of\b|\bURL\s|https?://|\bdoi:"
+)
+# a title block flattened into the abstract: "... Decoding Yaniv Leviathan * 1 ... Abstract ..."
+_TITLE_BLOCK = re.compile(
+    r"[^.!?]\s+Abstract\s+[A-Z]|(?:\b[A-Z][a-z]+\s[A-Z][a-z]+\s?[*†‡]\s?\d?\s){2}"
+)
+# a section number and a heading with no verb of a sentence: "3.4 Analysis Better data-efficiency ..."
+_NUMBERED_START = re.compile(r"^(?:\d+(?:\.\d+){0,3}\.?|[A-Z]\.\d+(?:\.\d+)*)\s+[A-Z]")
+_VERB_LIKE = re.compile(
+    r"\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|can|could|will|would|may|might"
+    r"|must|should|we|our|it|they|this|these)\b|\b\w{3,}(?:ed|es|ing)\b",
+    re.IGNORECASE,
+)
+_ITEM_ONE = re.compile(r"\((?:1|i|a)\)\s")
+_ITEM_TWO = re.compile(r"\((?:2|ii|b)\)\s")
+HEADING_WORDS = 12  # a numbered run of at most this many words with no verb is a heading
+_TABLE_HEAD = re.compile(r"[↑↓]")
+_POINTER = re.compile(
+    r"^(?:Figure|Fig\.|Table|Tab\.|Section|§)\s*\d+(?:\.\d+)*\s+(?:depicts|shows|illustrates"
+    r"|presents|summari[sz]es|describes|compares|lists|gives|plots|details|reports)\b"
+    r"|\b(?:as|which) (?:we|is|are) (?:show|shown|describe|described|detail|detailed|discuss"
+    r"|discussed|explain|explained) (?:in|below)\b|\bin the (?:subsequent|following|next)"
+    r" (?:sub)?sections?\b|\bwe(?:'ll| will) (?:briefly )?(?:examine|describe|discuss|present)\b",
+    re.IGNORECASE,
 )
 _AFFILIATION = re.compile(
     r"@|\bUniversity\b|\bInstitute\b|\bLaborator|\bInc\.|\bCorporation\b|\bDepartment\b",
@@ -375,7 +399,26 @@ def page_units(text: str) -> list[str]:
         prose.append(line)
     units.extend(_rows(table, caption))
     units.extend(prose_sentences(" ".join(prose)))
-    return [re.sub(r"(?<=\w)- (?=\d)", "-", unit) for unit in map(without_heading, units) if unit]
+    units = [re.sub(r"(?<=\w)- (?=\d)", "-", unit) for unit in map(without_heading, units) if unit]
+    return joined_enumerations(units)
+
+
+def joined_enumerations(units: list[str]) -> list[str]:
+    """A list the sentence ends cut ("... two aspects: (1) ... accuracy." "Thus, ...; (2) ...")
+    read as one unit: the sentence opening it with its "(1)" and the next one holding its "(2)"."""
+    out: list[str] = []
+    for unit in units:
+        if (
+            out
+            and _ITEM_TWO.search(unit)
+            and _ITEM_ONE.search(out[-1])
+            and not _ITEM_TWO.search(out[-1])
+            and len(out[-1]) + len(unit) < MAX_CHARS
+        ):
+            out[-1] = f"{out[-1]} {unit}"
+        else:
+            out.append(unit)
+    return out
 
 
 def _unfinished_tail(sentences: list[str]) -> tuple[list[str], str]:
@@ -457,6 +500,15 @@ def is_read_row(text: str) -> bool:
     return bool(_READ_ROW.match(text))
 
 
+def is_heading_run(sentence: str) -> bool:
+    """A section number and heading words, with nothing of a sentence after them."""
+    return (
+        bool(_NUMBERED_START.match(sentence))
+        and len(sentence.split()) <= HEADING_WORDS
+        and not _VERB_LIKE.search(sentence)
+    )
+
+
 def is_answer_like(sentence: str) -> bool:
     """A sentence a reader can take as an answer: not a heading, an author or affiliation line,
     a reference entry, a caption's bare label or a fragment."""
@@ -467,6 +519,10 @@ def is_answer_like(sentence: str) -> bool:
         return False
     words = split_words(body)
     if len(words) < 5:
+        return False
+    if body.endswith("?") or _TITLE_BLOCK.search(body) or len(_TABLE_HEAD.findall(body)) >= 2:
+        return False  # a question asks, a title block names, a table's head labels: none answers
+    if is_heading_run(body):
         return False
     if is_read_row(body):
         return True
@@ -546,12 +602,13 @@ class _Features:
             * bool(set(find_numbers(text, NumberShape.DECIMAL)) - self.question_numbers)
             + W_SETUP * bool(_SETUP.search(text))
             + W_CAPTION * bool(_CAPTION.match(text))
+            + W_POINTER * bool(_POINTER.search(text))
             + W_DIGITS * sum(bool(_DIGIT_TOKEN.search(t)) for t in tokens) / max(1, len(tokens))
             + W_LENGTH * len(text) / 200
             - RANK_PENALTY * (candidate.number - 1)
         )
-        if not stems - self.question_stems:
-            score -= W_MEANING  # the question's own words again: no answer
+        if not content_stems(_POINTER.sub("", text)) - self.question_stems:
+            score -= W_MEANING  # the question's own words again (maybe behind "Figure 4 shows")
         return score
 
     def _names_kind(self, text: str) -> bool:

@@ -33,6 +33,8 @@ from helpers import (
 )
 from web_kb import free_port
 
+from frontier.process.children import start_reaper
+
 pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
 
@@ -74,6 +76,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     temp = tmp_path_factory.mktemp("ray")
     common = ["--block", "--num-cpus", "1", "--node-ip-address", "127.0.0.1"]
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+    # ends the cluster even when this test process is killed before its cleanup below runs
+    reaper = start_reaper(MARK, mark, str(temp))
     nodes = [
         subprocess.Popen(
             [
@@ -108,6 +112,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             lambda: not marked_processes(mark) and not processes_under(temp),
             "the cluster's processes to end",
         )
+        assert reaper.stdin is not None
+        reaper.stdin.close()
+        reaper.wait(timeout=WAIT_S)
 
 
 def _wait(ready: object, what: str) -> None:

@@ -47,9 +47,10 @@ from frontier.curate.vectors import embed_texts, paper_text
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import MODEL_NAME, load_embedder, vector_to_blob
 from frontier.llm.prompts import load_prompt
+from frontier.model import Claim
 from frontier.sources.ids import normalize_title
 from frontier.store import curation as store
-from frontier.store.claims import CLAIM_COLUMNS, Claim, column_value
+from frontier.store.claims import CLAIM_COLUMNS, column_value
 from frontier.store.db import now
 from frontier.store.dense import update_chunk_index
 from frontier.store.lexical import update_lexical_indexes

@@ -18,7 +18,7 @@ from frontier.curate.claims import (
 from frontier.curate.spans import propose, setup_names
 from frontier.curate.support import plain_math
 from frontier.curate.verify import quote_on_page
-from frontier.store.claims import Claim
+from frontier.model import Claim
 
 # (sentence, value as printed, unit, direction, metric, baseline)
 TYPED = [

@@ -18,8 +18,8 @@ from frontier.curate.relations import (
     entity_relations,
 )
 from frontier.curate.support import is_prose, support
+from frontier.model import Claim
 from frontier.store.claim_text import phrase_claim
-from frontier.store.claims import Claim
 
 TITLE = "QuillServe: Block-Level Memory Reuse for Serving Language Models"
 ABSTRACT = (

@@ -15,7 +15,7 @@ from frontier.curate.steps.triage import triage_step
 from frontier.curate.vectors import embed_texts, ensure_paper_vectors
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import load_embedder
-from frontier.sources.records import SourceRecord
+from frontier.model import SourceRecord
 from frontier.store import curation as store
 from frontier.store.papers import save_paper
 from frontier.store.runs import start_run

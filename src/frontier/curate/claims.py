@@ -15,7 +15,7 @@ from frontier.curate.support import CITES_OTHERS
 from frontier.curate.verify import normalize, verify_claim
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
-from frontier.store.claims import Claim
+from frontier.model import Claim
 from frontier.text import NumberShape, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper

@@ -19,8 +19,8 @@ from frontier.curate.support import content_stems, plain_math, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 from frontier.llm.records import LLMFailure
+from frontier.model import Claim
 from frontier.store.claim_text import phrase_claim
-from frontier.store.claims import Claim
 from frontier.text import prose_sentences
 
 _DIGIT = re.compile(r"\d")

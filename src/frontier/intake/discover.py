@@ -12,8 +12,9 @@ from typing import Any, Generic, Protocol, TypeVar
 from frontier.config import ArxivSettings, Settings, Topic
 from frontier.intake.expand import Plan
 from frontier.intake.report import Entry
+from frontier.model import SourceRecord
 from frontier.sources import arxiv_api
-from frontier.sources.records import RecordError, SourceRecord
+from frontier.sources.records import RecordError
 from frontier.workspace import Workspace
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from frontier.config import IngestSettings
 from frontier.intake.jobs import PdfJob
 from frontier.intake.report import Entry
+from frontier.model import SourceRecord
 from frontier.sources.readers import (
     BATCH,
     ReaderKind,
@@ -18,7 +19,7 @@ from frontier.sources.readers import (
     reader_for,
     suffixes_read,
 )
-from frontier.sources.records import RecordError, SourceRecord, printable
+from frontier.sources.records import RecordError, printable
 
 _PDF: tuple[ReaderKind, ...] = ("pdf",)
 

@@ -14,8 +14,8 @@ from frontier.intake.expand import Plan, pdf_job
 from frontier.intake.jobs import PdfJob
 from frontier.intake.report import Entry, Report
 from frontier.intake.save import fulltext_of_article, store_record, store_result
+from frontier.model import SourceRecord
 from frontier.sources.download import DownloadError, download_pdf
-from frontier.sources.records import SourceRecord
 from frontier.store.lexical import update_lexical_indexes
 from frontier.store.papers import has_fulltext, paper_with_content
 from frontier.store.queries import known_content_hashes, record_outcome

@@ -10,8 +10,7 @@ from frontier.extract.chunk import Segment, make_chunks
 from frontier.extract.pdf import ExtractedPdf
 from frontier.intake.jobs import JobResult
 from frontier.intake.report import Entry
-from frontier.sources.ids import content_hash
-from frontier.sources.records import (
+from frontier.model import (
     EARLIEST,
     MAX_ABSTRACT,
     MAX_REF,
@@ -19,8 +18,9 @@ from frontier.sources.records import (
     DocKind,
     SourceRecord,
     latest_date,
-    sanitize,
 )
+from frontier.sources.ids import content_hash
+from frontier.sources.records import sanitize
 from frontier.store.papers import FullText, SaveResult, save_paper
 from frontier.store.queries import record_outcome
 

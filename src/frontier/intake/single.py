@@ -7,11 +7,11 @@ from pathlib import Path
 
 from frontier.intake.expand import Plan, expand_paths, pdf_job, read_options, shown
 from frontier.intake.report import Entry
+from frontier.model import SourceRecord
 from frontier.sources.arxiv_api import ArxivError, fetch_arxiv_ids
 from frontier.sources.download import DownloadError, cache_file
 from frontier.sources.ids import parse_arxiv_id
 from frontier.sources.readers import SINGLE_FILE, ReadFile, reader_for
-from frontier.sources.records import SourceRecord
 from frontier.sources.web import (
     ArticleError,
     FetchError,

@@ -20,21 +20,10 @@ from lxml.html import HtmlElement
 from pydantic import AfterValidator, BaseModel, ValidationError
 from trafilatura.settings import Document
 
+from frontier.model import MAX_TITLE, Date, Name, SourceRecord, Title, check_date, check_text
 from frontier.sources.abstracts import provisional_title
 from frontier.sources.local import parse_date
-from frontier.sources.records import (
-    MAX_TITLE,
-    Date,
-    Name,
-    SourceRecord,
-    Title,
-    check_date,
-    check_text,
-    describe_invalid,
-    drop_bad_characters,
-    printable,
-    sanitize,
-)
+from frontier.sources.records import describe_invalid, drop_bad_characters, printable, sanitize
 
 USER_AGENT = "frontier/0.1 (research knowledge base)"
 MAX_PAGE_BYTES = 20_000_000

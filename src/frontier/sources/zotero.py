@@ -24,18 +24,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from frontier.errors import bad_character
+from frontier.model import MAX_CATEGORIES, MAX_CATEGORY, MAX_NAME, SourceRecord
 from frontier.sources.attachments import PDF_TYPE, Attachment, first_pdf
 from frontier.sources.ids import find_arxiv_id
 from frontier.sources.local import record_from_fields
-from frontier.sources.records import (
-    MAX_CATEGORIES,
-    MAX_CATEGORY,
-    MAX_NAME,
-    RecordError,
-    SourceRecord,
-    describe_invalid,
-    printable,
-)
+from frontier.sources.records import RecordError, describe_invalid, printable
 
 DATABASE = "zotero.sqlite"
 USER_LIBRARY = 1  # Zotero's own library; group libraries come after it

@@ -7,10 +7,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Literal
 
-from frontier.extract.chunk import Chunk
-from frontier.extract.sections import Section
+from frontier.model import Chunk, Section, SourceRecord
 from frontier.sources.ids import normalize_title, text_content_id
-from frontier.sources.records import SourceRecord
 from frontier.store.db import now, transaction
 from frontier.store.source_fields import apply_source_changes, note_field_digests, paper_of_source
 from frontier.store.vectors import PaperVectors, save_vectors_of_paper

@@ -9,8 +9,8 @@ import hashlib
 import json
 import sqlite3
 
+from frontier.model import SourceRecord
 from frontier.sources.ids import normalize_title
-from frontier.sources.records import SourceRecord
 
 # the descriptive fields a followed source may change; ids (arXiv id, DOI) are only ever filled,
 # never replaced, since the paper's id and full text were chosen by them

@@ -13,7 +13,8 @@ from frontier.curate.claims import system_names
 from frontier.curate.entry import contribution_sentences
 from frontier.curate.spans import propose
 from frontier.curate.support import is_prose, plain_math
-from frontier.store.claims import Claim, headline_claims
+from frontier.model import Claim
+from frontier.store.claims import headline_claims
 from frontier.store.synthesis import full_text_chunks
 from frontier.synthesize.bundle import Bundle, Source
 from frontier.text import prose_sentences

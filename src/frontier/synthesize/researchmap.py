@@ -18,8 +18,8 @@ from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import LLMFailure, Usage
+from frontier.model import Claim
 from frontier.store.claim_text import phrase_claim
-from frontier.store.claims import Claim
 from frontier.store.model_checks import recent_checks, record_checks
 from frontier.store.retrieval import paper_dates
 from frontier.synthesize.ask import budget_for

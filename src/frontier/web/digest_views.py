@@ -11,12 +11,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from frontier.config import Settings
+from frontier.model import ConflictEvidence, Relation
 from frontier.render.common import Context
 from frontier.render.digest import WITH_EVIDENCE, Digest, ItemNews, Period, build_digest
 from frontier.render.digest import relation_label as label
 from frontier.render.digest_page import CHANGE_TITLES, NO_NEW_PAPER, stored_intro, stored_title
 from frontier.store.digests import StoredDigest, stored_digests
-from frontier.store.kb import ConflictEvidence, Relation
 from frontier.web.base import NotFound, View
 from frontier.web.views import entry_row, papers_of
 

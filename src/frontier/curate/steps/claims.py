@@ -24,8 +24,8 @@ from frontier.curate.stamps import Stamps
 from frontier.curate.support import plain_math
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
+from frontier.model import Claim
 from frontier.store import curation as store
-from frontier.store.claims import Claim
 
 
 def claims_key(

@@ -17,8 +17,9 @@ from frontier.curate.entry import (
 from frontier.curate.relations import Relation
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
+from frontier.model import Claim
 from frontier.store import curation as store
-from frontier.store.claims import Claim, claims_of
+from frontier.store.claims import claims_of
 
 # a paper, a topic of it, its verified claims and relations there, and the entry's key
 _Job = tuple[sqlite3.Row, str, list[Claim], list[Relation], str]

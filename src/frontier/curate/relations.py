@@ -18,18 +18,8 @@ from frontier.curate.addresses import Part, holds, stems_of
 from frontier.curate.support import CITES_OTHERS, is_prose, plain_math, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
+from frontier.model import Relation
 from frontier.text import prose_sentences
-
-
-@dataclass(frozen=True)
-class Relation:
-    kind: str  # entity | gap | conflict | thesis | first | coverage
-    target: str
-    detail: str
-    evidence: str = ""  # a sentence of the paper, verified on its page (or in the abstract)
-    stage: str = "code"
-    page: int | None = None  # the evidence's page; None for the abstract or the title
-    how: str = ""  # the model's one sentence, kept only when checked against the evidence
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from frontier.curate.vectors import (
 )
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import load_embedder
+from frontier.model import Paper
 from frontier.store import curation as store
 from frontier.store.db import connect, database_file
 
@@ -65,7 +66,7 @@ async def curate(
     return ctx
 
 
-async def _alongside(ctx: Context, step: Step, papers: list[sqlite3.Row]) -> None:
+async def _alongside(ctx: Context, step: Step, papers: list[Paper]) -> None:
     """Run a step in a thread with its own connection and a one-thread embedder, so the model
     server and the steps after it keep the other cores."""
 

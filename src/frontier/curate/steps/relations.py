@@ -22,7 +22,6 @@ from frontier.curate.context import Context
 from frontier.curate.earned import close_gate, open_gate
 from frontier.curate.relations import (
     Evidence,
-    Relation,
     before_references,
     confirm_relation,
     entity_relations,
@@ -30,16 +29,17 @@ from frontier.curate.relations import (
 from frontier.curate.stamps import Stamps
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
+from frontier.model import Paper, Relation
 from frontier.store import curation as store
 
 
 def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[str, str, str, str]]:
     """(kind, target, topic, text) of the open gaps, open conflicts and theses."""
-    gaps, conflicts = store.open_items(conn, "gaps"), store.open_items(conn, "conflicts")
+    gaps, conflicts = store.open_gaps(conn), store.open_conflicts(conn)
     theses = [(t.slug, text) for t in settings.topics for text in t.theses]
     return (
-        [("gap", str(g["id"]), g["topic"], g["text"]) for g in gaps]
-        + [("conflict", str(c["id"]), c["topic"], c["text"]) for c in conflicts]
+        [("gap", str(g.id), g.topic, g.text) for g in gaps]
+        + [("conflict", str(c.id), c.topic, c.text) for c in conflicts]
         + [("thesis", text, slug, text) for slug, text in theses]
     )
 
@@ -60,15 +60,13 @@ def relations_base_key(
     )
 
 
-def relations_key(
-    base: str, paper: sqlite3.Row, topics: list[str], pages: list[tuple[int, str]]
-) -> str:
-    return store.digest(base, paper["title"], paper["abstract"], topics, store.digest(pages))
+def relations_key(base: str, paper: Paper, topics: list[str], pages: list[tuple[int, str]]) -> str:
+    return store.digest(base, paper.title, paper.abstract, topics, store.digest(pages))
 
 
-def relations_quick_key(base: str, paper: sqlite3.Row, topics: list[str]) -> str:
+def relations_quick_key(base: str, paper: Paper, topics: list[str]) -> str:
     """The relations key with the paper's text version in place of its pages."""
-    return store.digest(base, paper["title"], paper["abstract"], topics, paper["text_version"])
+    return store.digest(base, paper.title, paper.abstract, topics, paper.text_version)
 
 
 Item = tuple[str, str, str, str]  # kind, target, topic, text
@@ -80,7 +78,7 @@ class _PaperRelations:
     """One paper's relations before the model's word: found by code, and the near misses the
     model may confirm."""
 
-    paper: sqlite3.Row
+    paper: Paper
     topics: list[str]
     key: str
     quick: str
@@ -90,7 +88,7 @@ class _PaperRelations:
 
 
 def _addressed(
-    paper: sqlite3.Row,
+    paper: Paper,
     topics: list[str],
     own_text: list[tuple[int, str]],
     kinds: dict[int, set[str]],
@@ -100,10 +98,10 @@ def _addressed(
     """The items the paper's own-work sentences address part by part (a relation by code), and
     those they address but for one part (for the model to confirm over the best sentence)."""
     units = own_work_sentences(
-        paper["title"],
-        paper["abstract"] or "",
+        paper.title,
+        paper.abstract or "",
         own_pages(own_text, kinds),
-        bool(paper["title_provisional"]),
+        paper.title_provisional,
     )
     found, near = [], []
     for item, parts in items:
@@ -124,9 +122,7 @@ def _code_relation(item: Item, held: Coverage) -> Relation:
     return Relation(kind, target, "", held.evidence, "code", held.page)
 
 
-def _todo(
-    ctx: Context, papers: list[sqlite3.Row], items: list[Item], base: str
-) -> list[_PaperRelations]:
+def _todo(ctx: Context, papers: list[Paper], items: list[Item], base: str) -> list[_PaperRelations]:
     """The papers whose relations must be redone, each with what code finds for it."""
     stamps = Stamps(ctx.conn, "relations")
     field_words = stems_of(ctx.settings.field.name)
@@ -134,20 +130,20 @@ def _todo(
     parted = [(item, item_parts(item[3], field_words)) for item in items]
     todo = []
     for paper in papers:
-        topics = store.topics_of(ctx.conn, paper["id"])
+        topics = store.topics_of(ctx.conn, paper.id)
         if not topics:
             continue
         quick = relations_quick_key(base, paper, topics)
-        if stamps.quick_match(paper["id"], quick):
+        if stamps.quick_match(paper.id, quick):
             continue
-        pages = store.pages_of(ctx.conn, paper["id"])
+        pages = store.pages_of(ctx.conn, paper.id)
         key = relations_key(base, paper, topics, pages)
-        if not stamps.changed(paper["id"], quick, key):
+        if not stamps.changed(paper.id, quick, key):
             continue
-        own_text = before_references(pages, store.references_start(ctx.conn, paper["id"]))
-        kinds = store.section_kinds_by_page(ctx.conn, paper["id"])
+        own_text = before_references(pages, store.references_start(ctx.conn, paper.id))
+        kinds = store.section_kinds_by_page(ctx.conn, paper.id)
         found = entity_relations(
-            ctx.settings.entities, paper["title"], paper["abstract"] or "", own_text, kinds
+            ctx.settings.entities, paper.title, paper.abstract or "", own_text, kinds
         )
         addressed, near = _addressed(paper, topics, own_text, kinds, parted, spelled)
         todo.append(_PaperRelations(paper, topics, key, quick, found, addressed, near))
@@ -155,7 +151,7 @@ def _todo(
     return todo
 
 
-async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
+async def relations_step(ctx: Context, papers: list[Paper]) -> None:
     prompt = load_prompt("relate")
     items = relation_items(ctx.conn, ctx.settings)
     todo = _todo(ctx, papers, items, relations_base_key(items, ctx.settings, prompt.tag))
@@ -164,7 +160,7 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
 
     gate = await open_gate(ctx, "relate", prompt.tag, "no relation for a near miss")
 
-    async def confirm(job: tuple[sqlite3.Row, Candidate]) -> Relation | None:
+    async def confirm(job: tuple[Paper, Candidate]) -> Relation | None:
         paper, ((kind, target, _, text), evidence, missing) = job
         if not gate.asks():
             return None
@@ -175,8 +171,8 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             kind,
             target,
             text,
-            paper["title"],
-            paper["abstract"] or "",
+            paper.title,
+            paper.abstract or "",
             evidence,
             missing,
         )
@@ -196,7 +192,7 @@ def _save(
     ctx: Context, item: _PaperRelations, confirmed: list[Relation | LLMFailure | None]
 ) -> None:
     """A paper's relations, stored only when the model answered for every candidate."""
-    paper_id = item.paper["id"]
+    paper_id = item.paper.id
     failures = [r for r in confirmed if isinstance(r, LLMFailure)]
     if failures:
         ctx.failures += [(paper_id, "relations", str(r)) for r in failures]

@@ -28,7 +28,7 @@ from synthetic_papers import PaperPlan, claims_for, plan_papers, write_fulltext
 from synthetic_text import DIM, VectorSource, WordSource
 
 from frontier.config import Settings
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.entry import headline_numbers, why_it_matters
 from frontier.curate.relations import entity_relations
 from frontier.curate.scope import scope_lines
@@ -214,7 +214,7 @@ class _Writer:
             (
                 plan.id,
                 MODEL_NAME,
-                store.digest(paper_text(title, abstract)),
+                store.stable_hash(paper_text(title, abstract)),
                 vector_to_blob(vector),
             ),
         )
@@ -310,7 +310,7 @@ def _count_relations(conn: sqlite3.Connection, settings: Settings, run_id: int) 
         row[0]: np.frombuffer(row[1], dtype=np.float32)
         for row in conn.execute("SELECT paper_id, vector FROM paper_embeddings")
     }
-    ctx = Context(
+    ctx = CurationContext(
         conn=conn,
         settings=settings,
         llm=cast(LLM, None),  # counting never calls the model

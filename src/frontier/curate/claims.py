@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, create_model
 
-from frontier.curate.candidates import Candidate
+from frontier.curate.candidates import ClaimCandidate
 from frontier.curate.spans import LOWER_IS_BETTER, Proposal, Span, propose
 from frontier.curate.support import CITES_OTHERS
 from frontier.curate.verify import normalize, verify_claim
@@ -31,7 +31,7 @@ def first_number(text: str) -> float | None:
 
 
 def code_claims(
-    candidate: Candidate,
+    candidate: ClaimCandidate,
     page_text: str | None,
     aliases: dict[str, list[str]],
 ) -> list[tuple[Claim, Proposal]]:

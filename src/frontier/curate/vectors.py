@@ -19,7 +19,7 @@ from frontier.llm.embeddings import (
 )
 from frontier.model import Paper
 from frontier.store import vectors as store
-from frontier.store.curation import digest
+from frontier.store.curation import stable_hash
 
 __all__ = [
     "CHUNK_RECIPE",
@@ -39,7 +39,7 @@ def ensure_paper_vectors(
     todo: list[tuple[str, str, str]] = []
     for paper in papers:
         text = paper_text(paper.title, paper.abstract)
-        text_hash = digest(text)
+        text_hash = stable_hash(text)
         if paper.id in stored and stored[paper.id][0] == text_hash:
             vectors[paper.id] = blob_to_vector(stored[paper.id][1])
         else:

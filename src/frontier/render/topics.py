@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from frontier.config import ScopeLine, Topic
+from frontier.config import OutOfScopeLine, Topic
 from frontier.model import ConflictEvidence, GapOrConflict, Paper, Relation
 from frontier.render.common import (
     INDEX,
@@ -94,7 +94,7 @@ def topic_page(ctx: Context, topic: Topic) -> str:
     return _page(lines)
 
 
-def _scope_out(ctx: Context, here: str, line: ScopeLine) -> str:
+def _scope_out(ctx: Context, here: str, line: OutOfScopeLine) -> str:
     if not line.route_to:
         return para(line.text)
     return f"{para(line.text)} → {ctx.topic_link(line.route_to, here)}"

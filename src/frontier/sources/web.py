@@ -77,7 +77,7 @@ class FetchError(Exception):
     """A page could not be downloaded."""
 
 
-class Page(NamedTuple):
+class FetchedPage(NamedTuple):
     """Body and content type of a downloaded page."""
 
     body: bytes
@@ -328,7 +328,9 @@ def _read_capped(response: httpx.Response) -> bytes:
     return bytes(body)
 
 
-def fetch_page(url: str, timeout: float = 20.0, retries: int = 2, backoff: float = 1.0) -> Page:
+def fetch_page(
+    url: str, timeout: float = 20.0, retries: int = 2, backoff: float = 1.0
+) -> FetchedPage:
     """Download a page (following redirects), retrying 5xx and network errors with backoff."""
     problem = "no attempt"
     headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
@@ -339,7 +341,7 @@ def fetch_page(url: str, timeout: float = 20.0, retries: int = 2, backoff: float
                 with client.stream("GET", url) as response:
                     status, ctype = response.status_code, response.headers.get("content-type", "")
                     if status < 400:
-                        return Page(_read_capped(response), ctype)
+                        return FetchedPage(_read_capped(response), ctype)
                     problem = f"HTTP {status} {response.reason_phrase}"
                     if status < 500 and status not in RETRY_STATUSES:
                         raise FetchError(f"{url}: {problem}")

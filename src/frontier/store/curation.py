@@ -15,7 +15,7 @@ from frontier.store.db import now, transaction
 from frontier.store.kb import PAPER_COLUMNS, paper_from_row
 
 
-def digest(*parts: Any) -> str:
+def stable_hash(*parts: Any) -> str:
     """A stable hash of what a step's result depends on."""
     payload = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]

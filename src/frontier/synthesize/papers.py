@@ -1,4 +1,4 @@
-"""The papers a research map covers, numbered by date, each as a digest within a token budget:
+"""The papers a research map covers, numbered by date, each as a summary within a token budget:
 the abstract, then the full-text chunks that carry its verified numbers and its results."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from frontier.extract.chunk import estimate_tokens
 from frontier.store.synthesis import full_text_chunks, verified_claim_pages
 from frontier.synthesize.bundle import Bundle, Source
 
-DIGEST_TOKENS = 450
+SUMMARY_TOKENS = 450
 _RESULT_SECTIONS = re.compile(
     r"result|evaluat|experiment|discussion|conclusion|limitation|ablation", re.IGNORECASE
 )
@@ -29,7 +29,7 @@ def _informative_chunks(conn: sqlite3.Connection, paper_id: str) -> list[sqlite3
     return sorted((c for c in chunks if priority(c)[0] < 2), key=priority)
 
 
-def digest(conn: sqlite3.Connection, paper: sqlite3.Row, number: int, tokens: int) -> Source:
+def paper_summary(conn: sqlite3.Connection, paper: sqlite3.Row, number: int, tokens: int) -> Source:
     """Abstract plus informative excerpts, cut to about `tokens` tokens."""
     parts = [(paper["abstract"] or "").strip()]
     pages: list[int] = []
@@ -66,4 +66,5 @@ def _cut(text: str, tokens: int) -> str:
 
 
 def paper_bundle(conn: sqlite3.Connection, papers: list[sqlite3.Row], tokens: int) -> Bundle:
-    return Bundle([digest(conn, paper, i, tokens) for i, paper in enumerate(papers, start=1)])
+    summaries = [paper_summary(conn, paper, i, tokens) for i, paper in enumerate(papers, start=1)]
+    return Bundle(summaries)

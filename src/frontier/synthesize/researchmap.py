@@ -27,7 +27,8 @@ from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import check_citations, check_numbers, cited_numbers
 from frontier.synthesize.extracts import LEVERS, OTHER_LEVER, PaperFacts, lever, paper_facts
 from frontier.synthesize.grounding import Dropped, check_sentences
-from frontier.synthesize.papers import DIGEST_TOKENS, paper_bundle
+from frontier.synthesize.papers import SUMMARY_TOKENS as DIGEST_TOKENS
+from frontier.synthesize.papers import paper_bundle
 from frontier.synthesize.themes import contains_phrase, group, key_phrase, name_misfit
 from frontier.text import WordStyle, fold_space, split_words
 

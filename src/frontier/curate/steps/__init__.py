@@ -8,7 +8,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.steps import claims, entries, firsts, relations, triage, vectors
 from frontier.model import Paper
 
@@ -16,7 +16,7 @@ from frontier.model import Paper
 @dataclass(frozen=True)
 class Step:
     name: str
-    run: Callable[[Context, list[Paper]], Coroutine[Any, Any, None]]
+    run: Callable[[CurationContext, list[Paper]], Coroutine[Any, Any, None]]
     # no later step reads what it writes: it runs in a thread of its own (own connection, own
     # single-threaded embedder) beside the steps after it, and curate waits for it at the end
     alongside: bool = False

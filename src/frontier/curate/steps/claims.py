@@ -17,7 +17,7 @@ from frontier.curate.claims import (
     system_names,
     with_setup,
 )
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.spans import Proposal, setup_names
 from frontier.curate.stamps import Stamps
 from frontier.curate.support import plain_math
@@ -33,14 +33,14 @@ def claims_key(
     limit: int,
     aliases: dict[str, list[str]],
 ) -> str:
-    return store.digest(chunks, prompt_tag, limit, TYPING_VERSION, aliases)
+    return store.stable_hash(chunks, prompt_tag, limit, TYPING_VERSION, aliases)
 
 
 def claims_quick_key(
     text_version: int, prompt_tag: str, limit: int, aliases: dict[str, list[str]]
 ) -> str:
     """The claims key with the paper's text version in place of its chunks."""
-    return store.digest("claims", text_version, prompt_tag, limit, TYPING_VERSION, aliases)
+    return store.stable_hash("claims", text_version, prompt_tag, limit, TYPING_VERSION, aliases)
 
 
 def entity_aliases(settings: Settings) -> dict[str, list[str]]:
@@ -62,7 +62,7 @@ class _PaperClaims:
 
 
 def _type_paper(
-    ctx: Context, paper: Paper, chunks: list[tuple[int | None, str, str]]
+    ctx: CurationContext, paper: Paper, chunks: list[tuple[int | None, str, str]]
 ) -> list[tuple[Claim, Proposal]]:
     """Every number sentence of the paper, typed by code."""
     aliases = entity_aliases(ctx.settings)
@@ -89,7 +89,7 @@ def _choice_jobs(todo: list[_PaperClaims], limit: int) -> list[tuple[_PaperClaim
     return jobs
 
 
-async def claims_step(ctx: Context, papers: list[Paper]) -> None:
+async def claims_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("claim")
     limit = ctx.settings.curate.max_claims_per_paper
     aliases = entity_aliases(ctx.settings)

@@ -6,7 +6,7 @@ import sqlite3
 from dataclasses import asdict
 from typing import Any
 
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.earned import close_gate, open_gate
 from frontier.curate.entry import (
     CHECK_VERSION,
@@ -53,7 +53,7 @@ def entry_key(
 ) -> str:
     """What an entry depends on: the paper, its verified claims, its relations and their names."""
     targets = {r.target for r in relations}
-    return store.digest(
+    return store.stable_hash(
         prompt_tag,
         CHECK_VERSION,
         paper.title,
@@ -65,7 +65,7 @@ def entry_key(
     )
 
 
-async def entries_step(ctx: Context, papers: list[Paper]) -> None:
+async def entries_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("entry")
     names = entity_names(ctx.conn)
     jobs: list[_Job] = []

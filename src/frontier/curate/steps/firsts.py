@@ -6,7 +6,7 @@ import sqlite3
 
 import numpy as np
 
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.relations import entity_as_named
 from frontier.model import Paper, Relation
 from frontier.store import curation as store
@@ -23,7 +23,7 @@ _FAMILIES = {
 }
 
 
-def counted_relations(ctx: Context, papers: list[Paper]) -> None:
+def counted_relations(ctx: CurationContext, papers: list[Paper]) -> None:
     """Recompute every first and coverage relation; papers are walked oldest first."""
     rows: list[tuple[str, str, Relation]] = []
     seen_entities: set[str] = set()
@@ -82,7 +82,7 @@ def _firsts(
     return found
 
 
-def _nearest_in_scope(ctx: Context, paper_id: str, topic: str) -> str | None:
+def _nearest_in_scope(ctx: CurationContext, paper_id: str, topic: str) -> str | None:
     indices = [i for i, line in enumerate(ctx.lines) if line.owner == topic and line.kind == "in"]
     if not indices or paper_id not in ctx.vectors:
         return None
@@ -90,5 +90,5 @@ def _nearest_in_scope(ctx: Context, paper_id: str, topic: str) -> str | None:
     return ctx.lines[indices[int(np.argmax(sims))]].text
 
 
-async def run(ctx: Context, papers: list[Paper]) -> None:
+async def run(ctx: CurationContext, papers: list[Paper]) -> None:
     counted_relations(ctx, papers)

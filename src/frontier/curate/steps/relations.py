@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from frontier.config import Settings
 from frontier.curate.addresses import (
     Coverage,
-    Part,
+    ItemPart,
     acronym_expansions,
     item_parts,
     own_pages,
@@ -18,7 +18,7 @@ from frontier.curate.addresses import (
     stems_of,
 )
 from frontier.curate.addresses import coverage as parts_held
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.earned import close_gate, open_gate
 from frontier.curate.relations import (
     Evidence,
@@ -51,7 +51,7 @@ EVIDENCE_VERSION = "evidence-10"
 def relations_base_key(
     items: list[tuple[str, str, str, str]], settings: Settings, prompt_tag: str
 ) -> str:
-    return store.digest(
+    return store.stable_hash(
         items,
         [e.model_dump() for e in settings.entities],
         prompt_tag,
@@ -61,16 +61,17 @@ def relations_base_key(
 
 
 def relations_key(base: str, paper: Paper, topics: list[str], pages: list[tuple[int, str]]) -> str:
-    return store.digest(base, paper.title, paper.abstract, topics, store.digest(pages))
+    return store.stable_hash(base, paper.title, paper.abstract, topics, store.stable_hash(pages))
 
 
 def relations_quick_key(base: str, paper: Paper, topics: list[str]) -> str:
     """The relations key with the paper's text version in place of its pages."""
-    return store.digest(base, paper.title, paper.abstract, topics, paper.text_version)
+    return store.stable_hash(base, paper.title, paper.abstract, topics, paper.text_version)
 
 
-Item = tuple[str, str, str, str]  # kind, target, topic, text
-Candidate = tuple[Item, Evidence, Part]  # the item, its evidence, the part code did not find
+TrackedItem = tuple[str, str, str, str]  # kind, target, topic, text
+# an item a paper addresses but for one part: the item, its evidence, the part code did not find
+NearMiss = tuple[TrackedItem, Evidence, ItemPart]
 
 
 @dataclass
@@ -83,8 +84,8 @@ class _PaperRelations:
     key: str
     quick: str
     found: list[Relation]  # entities: every topic of the paper
-    addressed: list[tuple[Item, Relation]]
-    candidates: list[Candidate]
+    addressed: list[tuple[TrackedItem, Relation]]
+    candidates: list[NearMiss]
 
 
 def _addressed(
@@ -92,9 +93,9 @@ def _addressed(
     topics: list[str],
     own_text: list[tuple[int, str]],
     kinds: dict[int, set[str]],
-    items: list[tuple[Item, tuple[Part, ...]]],
+    items: list[tuple[TrackedItem, tuple[ItemPart, ...]]],
     spelled: re.Pattern[str] | None,
-) -> tuple[list[tuple[Item, Relation]], list[Candidate]]:
+) -> tuple[list[tuple[TrackedItem, Relation]], list[NearMiss]]:
     """The items the paper's own-work sentences address part by part (a relation by code), and
     those they address but for one part (for the model to confirm over the best sentence)."""
     units = own_work_sentences(
@@ -117,12 +118,14 @@ def _addressed(
     return found, near
 
 
-def _code_relation(item: Item, held: Coverage) -> Relation:
+def _code_relation(item: TrackedItem, held: Coverage) -> Relation:
     kind, target, _, _ = item
     return Relation(kind, target, "", held.evidence, "code", held.page)
 
 
-def _todo(ctx: Context, papers: list[Paper], items: list[Item], base: str) -> list[_PaperRelations]:
+def _todo(
+    ctx: CurationContext, papers: list[Paper], items: list[TrackedItem], base: str
+) -> list[_PaperRelations]:
     """The papers whose relations must be redone, each with what code finds for it."""
     stamps = Stamps(ctx.conn, "relations")
     field_words = stems_of(ctx.settings.field.name)
@@ -151,7 +154,7 @@ def _todo(ctx: Context, papers: list[Paper], items: list[Item], base: str) -> li
     return todo
 
 
-async def relations_step(ctx: Context, papers: list[Paper]) -> None:
+async def relations_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("relate")
     items = relation_items(ctx.conn, ctx.settings)
     todo = _todo(ctx, papers, items, relations_base_key(items, ctx.settings, prompt.tag))
@@ -160,7 +163,7 @@ async def relations_step(ctx: Context, papers: list[Paper]) -> None:
 
     gate = await open_gate(ctx, "relate", prompt.tag, "no relation for a near miss")
 
-    async def confirm(job: tuple[Paper, Candidate]) -> Relation | None:
+    async def confirm(job: tuple[Paper, NearMiss]) -> Relation | None:
         paper, ((kind, target, _, text), evidence, missing) = job
         if not gate.asks():
             return None
@@ -189,7 +192,7 @@ async def relations_step(ctx: Context, papers: list[Paper]) -> None:
 
 
 def _save(
-    ctx: Context, item: _PaperRelations, confirmed: list[Relation | LLMFailure | None]
+    ctx: CurationContext, item: _PaperRelations, confirmed: list[Relation | LLMFailure | None]
 ) -> None:
     """A paper's relations, stored only when the model answered for every candidate."""
     paper_id = item.paper.id

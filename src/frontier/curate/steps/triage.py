@@ -7,7 +7,7 @@ import datetime as dt
 import numpy as np
 
 from frontier.config import Settings
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
 from frontier.curate.triage import (
     RULES_VERSION,
@@ -24,13 +24,13 @@ from frontier.model import Gap, Paper
 from frontier.store import curation as store
 
 
-def _gap_vectors(ctx: Context, gaps: list[Gap]) -> np.ndarray:
+def _gap_vectors(ctx: CurationContext, gaps: list[Gap]) -> np.ndarray:
     return ctx.embed([gap.text for gap in gaps])
 
 
 def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
     """What every triage decision depends on besides the paper: topics, thresholds, prompt, rules."""
-    return store.digest(
+    return store.stable_hash(
         [t.model_dump() for t in settings.topics],
         settings.curate.model_dump(),
         prompt_tag,
@@ -41,7 +41,7 @@ def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
 def triage_key(scope_key: str, paper: Paper, hint: Decision | None = None) -> str:
     """What one decision depends on; the topic the user filed the paper under (`hint`) only
     when there is one, so that no other paper's decision is redone."""
-    return store.digest(
+    return store.stable_hash(
         scope_key,
         paper.title,
         paper.abstract,
@@ -51,7 +51,7 @@ def triage_key(scope_key: str, paper: Paper, hint: Decision | None = None) -> st
     )
 
 
-async def triage_step(ctx: Context, papers: list[Paper]) -> None:
+async def triage_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("triage")
     scope_key = triage_scope_key(ctx.settings, prompt.tag)
     todo = []
@@ -93,7 +93,7 @@ async def triage_step(ctx: Context, papers: list[Paper]) -> None:
 
 
 def _save_decision(
-    ctx: Context,
+    ctx: CurationContext,
     paper: Paper,
     key: str,
     decision: Decision,
@@ -117,7 +117,7 @@ def _save_decision(
     store.save_triage(ctx.conn, paper.id, [row], key, ctx.run_id)
 
 
-def _outside_window(ctx: Context, paper: Paper, topic: str) -> bool:
+def _outside_window(ctx: CurationContext, paper: Paper, topic: str) -> bool:
     """The window bounds automatic intake (arXiv discovery), not what a user adds by hand."""
     if paper.source != "arxiv" or not paper.published:
         return False
@@ -126,7 +126,7 @@ def _outside_window(ctx: Context, paper: Paper, topic: str) -> bool:
 
 
 def _boundary(
-    ctx: Context,
+    ctx: CurationContext,
     paper: Paper,
     decision: Decision,
     gaps: list[Gap],

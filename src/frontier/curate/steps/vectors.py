@@ -9,7 +9,7 @@ import threading
 from collections.abc import Sequence
 
 from frontier.compute.engines import chunk_embedding
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.stamps import Stamps
 from frontier.curate.vectors import CHUNK_RECIPE, ensure_chunk_vectors
 from frontier.llm.embeddings import BatchEmbed, Embedder
@@ -23,7 +23,7 @@ from frontier.store.vectors import unembedded_chunks
 def vectors_quick_key(model: str, text_version: int) -> str:
     """Moves on with the paper's text and with how chunk text becomes a vector (a new recipe
     has every paper's chunks embedded again)."""
-    return store.digest("vectors", model, CHUNK_RECIPE, text_version)
+    return store.stable_hash("vectors", model, CHUNK_RECIPE, text_version)
 
 
 def embed_changed_chunks(
@@ -55,7 +55,7 @@ def embed_changed_chunks(
     return embedded
 
 
-async def run(ctx: Context, papers: list[Paper]) -> None:
+async def run(ctx: CurationContext, papers: list[Paper]) -> None:
     assert ctx.embedder is not None
     in_field = [(p.id, p.text_version) for p in papers if store.topics_of(ctx.conn, p.id)]
     # on a Ray cluster (`cluster.engine`), the workers embed and this thread stores

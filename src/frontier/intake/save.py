@@ -10,7 +10,7 @@ from frontier.extract.chunk import Segment, make_chunks
 from frontier.extract.pdf import ExtractedPdf
 from frontier.intake.jobs import JobResult
 from frontier.intake.report import ReportLine
-from frontier.model import (
+from frontier.model.sources import (
     EARLIEST,
     MAX_ABSTRACT,
     MAX_REF,

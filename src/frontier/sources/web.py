@@ -20,7 +20,15 @@ from lxml.html import HtmlElement
 from pydantic import AfterValidator, BaseModel, ValidationError
 from trafilatura.settings import Document
 
-from frontier.model import MAX_TITLE, Date, Name, SourceRecord, Title, check_date, check_text
+from frontier.model.sources import (
+    MAX_TITLE,
+    Date,
+    Name,
+    SourceRecord,
+    Title,
+    check_date,
+    check_text,
+)
 from frontier.sources.abstracts import provisional_title
 from frontier.sources.local import parse_date
 from frontier.sources.records import describe_invalid, drop_bad_characters, printable, sanitize

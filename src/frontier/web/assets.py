@@ -17,7 +17,7 @@ from frontier.web.links import site_file
 
 if TYPE_CHECKING:
     from frontier.web.server_state import ServerState
-    from frontier.web.site import SiteBuild
+    from frontier.web.site_build import SiteBuild
 
 STATIC_FILES = ("style.css", "claims.js", "search.js")  # packaged; the site adds its index
 SEARCH_INDEX = "search-index.js"

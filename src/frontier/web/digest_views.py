@@ -22,7 +22,7 @@ from frontier.web.views import entry_row, papers_of
 
 if TYPE_CHECKING:
     from frontier.web.server_state import ServerState
-    from frontier.web.site import SiteBuild
+    from frontier.web.site_build import SiteBuild
 
 DIGESTS_SHOWN = 10  # whole on the list page; each digest also has a page of its own
 

@@ -4,13 +4,11 @@ shows; for the maps, how the server answers them and what the static site writes
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -23,32 +21,9 @@ from frontier.web.numbers import path_number
 
 if TYPE_CHECKING:
     from frontier.web.server_state import ServerState
-    from frontier.web.site import SiteBuild
+    from frontier.web.site_build import SiteBuild
 
-_CITATION = re.compile(r"\[(\d{1,6})\]")
 Source = dict[str, Any]  # number, paper_id, title, date, pages (as a bundle stores it)
-
-
-def link_citations(
-    text: str, sources: Mapping[int, Source], url: Callable[..., str], to_page: bool = False
-) -> Markup:
-    """Model text as HTML: escaped first, then each [n] naming a source becomes a link to the
-    paper (or to the source's first page); a number outside the sources stays plain text."""
-    escaped = str(escape(text))
-
-    def link(match: re.Match[str]) -> str:
-        source = sources.get(int(match.group(1)))
-        if source is None:
-            return match.group(0)
-        href = url("paper", source["paper_id"])
-        if to_page and source["pages"]:
-            href = url("page", source["paper_id"], source["pages"][0])
-        return (
-            f'<a class="cite" href="{escape(href)}" title="{escape(source["title"])}">'
-            f"[{source['number']}]</a>"
-        )
-
-    return Markup(_CITATION.sub(link, escaped))
 
 
 MAX_ROW_ID = 2**63 - 1

@@ -30,7 +30,7 @@ from frontier.web.synthesis_views import map_cited_pages
 
 if TYPE_CHECKING:
     from frontier.web.server_state import ServerState
-    from frontier.web.site import SiteBuild
+    from frontier.web.site_build import SiteBuild
 
 HEADLINE_CLAIMS = 3
 CLAIM_SORTS = ("newest", "value_desc", "value_asc")

@@ -26,6 +26,7 @@ class Chunk:
     section: str
     text: str
     n_tokens: int
+    id: int = 0  # the store's id of the chunk; 0 until it is stored
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from frontier.config import Settings
 from frontier.model import (
+    Chunk,
     Claim,
     Conflict,
     ConflictEvidence,
@@ -197,6 +198,22 @@ def load_papers(conn: sqlite3.Connection, among: str | None = None) -> list[Pape
     where, params = _where("id", among)
     rows = conn.execute(f"SELECT {PAPER_COLUMNS} FROM papers{where}", params)
     return sort_papers(paper_from_row(r) for r in rows)
+
+
+# the columns a Chunk is read from
+CHUNK_COLUMNS = "id, ord, page, section, text, n_tokens"
+
+
+def chunk_from_row(row: sqlite3.Row) -> Chunk:
+    """A Chunk from a row of CHUNK_COLUMNS."""
+    return Chunk(
+        ord=row["ord"],
+        page=row["page"],
+        section=row["section"],
+        text=row["text"],
+        n_tokens=row["n_tokens"],
+        id=row["id"],
+    )
 
 
 def paper_dois(conn: sqlite3.Connection) -> dict[str, str | None]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 
+from frontier.model import Chunk
 from frontier.store.db import now, transaction
+from frontier.store.kb import CHUNK_COLUMNS, chunk_from_row
 
 
 def select_papers(
@@ -39,13 +41,13 @@ def verified_claim_pages(conn: sqlite3.Connection, paper_id: str) -> set[int]:
     }
 
 
-def full_text_chunks(conn: sqlite3.Connection, paper_id: str) -> list[sqlite3.Row]:
-    """A paper's chunks that sit on a page (id, page, section, text), in reading order."""
-    return conn.execute(
-        "SELECT id, page, section, text FROM chunks WHERE paper_id = ? AND page IS NOT NULL "
-        "ORDER BY ord",
+def full_text_chunks(conn: sqlite3.Connection, paper_id: str) -> list[Chunk]:
+    """A paper's chunks that sit on a page, in reading order."""
+    rows = conn.execute(
+        f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE paper_id = ? AND page IS NOT NULL ORDER BY ord",
         (paper_id,),
-    ).fetchall()
+    )
+    return [chunk_from_row(row) for row in rows]
 
 
 def replace_map(

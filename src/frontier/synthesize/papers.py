@@ -7,6 +7,7 @@ import re
 import sqlite3
 
 from frontier.extract.chunk import estimate_tokens
+from frontier.model import Chunk
 from frontier.store.synthesis import full_text_chunks, verified_claim_pages
 from frontier.synthesize.bundle import Bundle, Source
 
@@ -16,15 +17,15 @@ _RESULT_SECTIONS = re.compile(
 )
 
 
-def _informative_chunks(conn: sqlite3.Connection, paper_id: str) -> list[sqlite3.Row]:
+def _informative_chunks(conn: sqlite3.Connection, paper_id: str) -> list[Chunk]:
     """Full-text chunks, those on pages with verified claims first, then result sections."""
     claim_pages = verified_claim_pages(conn, paper_id)
     chunks = full_text_chunks(conn, paper_id)
 
-    def priority(chunk: sqlite3.Row) -> tuple[int, int]:
-        if chunk["page"] in claim_pages:
-            return (0, chunk["id"])
-        return (1 if _RESULT_SECTIONS.search(chunk["section"] or "") else 2, chunk["id"])
+    def priority(chunk: Chunk) -> tuple[int, int]:
+        if chunk.page in claim_pages:
+            return (0, chunk.id)
+        return (1 if _RESULT_SECTIONS.search(chunk.section or "") else 2, chunk.id)
 
     return sorted((c for c in chunks if priority(c)[0] < 2), key=priority)
 
@@ -39,10 +40,10 @@ def paper_summary(conn: sqlite3.Connection, paper: sqlite3.Row, number: int, tok
         room = tokens - used
         if room < 60:
             break
-        text = _cut(chunk["text"], room)
-        parts.append(f"(p. {chunk['page']}) {text}")
-        pages.append(chunk["page"])
-        chunk_ids.append(chunk["id"])
+        text = _cut(chunk.text, room)
+        parts.append(f"(p. {chunk.page}) {text}")
+        pages.append(chunk.page)
+        chunk_ids.append(chunk.id)
         used += estimate_tokens(text)
     return Source(
         number,

@@ -5,14 +5,14 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 
-from frontier.model import Chunk
+from frontier.model import Chunk, Paper
 from frontier.store.db import now, transaction
-from frontier.store.kb import CHUNK_COLUMNS, chunk_from_row
+from frontier.store.kb import CHUNK_COLUMNS, PAPER_COLUMNS, chunk_from_row, paper_from_row
 
 
 def select_papers(
     conn: sqlite3.Connection, topic: str | None, since: str | None, limit: int
-) -> list[sqlite3.Row]:
+) -> list[Paper]:
     """The newest `limit` papers of the topic (or of every topic), returned oldest first."""
     clauses, params = ["1 = 1"], []
     if topic:
@@ -24,11 +24,12 @@ def select_papers(
         clauses.append("published >= ?")  # an unknown date is never new since anything
         params.append(since)
     rows = conn.execute(
-        f"SELECT id, title, abstract, published AS date "
-        f"FROM papers WHERE {' AND '.join(clauses)} ORDER BY date DESC, id LIMIT ?",
+        f"SELECT {PAPER_COLUMNS} "
+        f"FROM papers WHERE {' AND '.join(clauses)} ORDER BY published DESC, id LIMIT ?",
         [*params, limit],
-    ).fetchall()
-    return sorted(rows, key=lambda row: (row["date"] or "", row["id"]))
+    )
+    papers = [paper_from_row(row) for row in rows]
+    return sorted(papers, key=lambda paper: (paper.published or "", paper.id))
 
 
 def verified_claim_pages(conn: sqlite3.Connection, paper_id: str) -> set[int]:

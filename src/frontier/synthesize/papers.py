@@ -7,7 +7,7 @@ import re
 import sqlite3
 
 from frontier.extract.chunk import estimate_tokens
-from frontier.model import Chunk
+from frontier.model import Chunk, Paper
 from frontier.store.synthesis import full_text_chunks, verified_claim_pages
 from frontier.synthesize.bundle import Bundle, Source
 
@@ -30,13 +30,13 @@ def _informative_chunks(conn: sqlite3.Connection, paper_id: str) -> list[Chunk]:
     return sorted((c for c in chunks if priority(c)[0] < 2), key=priority)
 
 
-def paper_summary(conn: sqlite3.Connection, paper: sqlite3.Row, number: int, tokens: int) -> Source:
+def paper_summary(conn: sqlite3.Connection, paper: Paper, number: int, tokens: int) -> Source:
     """Abstract plus informative excerpts, cut to about `tokens` tokens."""
-    parts = [(paper["abstract"] or "").strip()]
+    parts = [(paper.abstract or "").strip()]
     pages: list[int] = []
     chunk_ids: list[int] = []
     used = estimate_tokens(parts[0])
-    for chunk in _informative_chunks(conn, paper["id"]):
+    for chunk in _informative_chunks(conn, paper.id):
         room = tokens - used
         if room < 60:
             break
@@ -47,9 +47,9 @@ def paper_summary(conn: sqlite3.Connection, paper: sqlite3.Row, number: int, tok
         used += estimate_tokens(text)
     return Source(
         number,
-        paper["id"],
-        paper["title"],
-        paper["date"] or "",
+        paper.id,
+        paper.title,
+        paper.published or "",  # the publication date as stored, not the updated one
         tuple(sorted(set(pages))),
         "\n".join(part for part in parts if part),
         tuple(chunk_ids),
@@ -66,6 +66,6 @@ def _cut(text: str, tokens: int) -> str:
     return cut[: end + 1] if end > limit // 2 else cut + " …"
 
 
-def paper_bundle(conn: sqlite3.Connection, papers: list[sqlite3.Row], tokens: int) -> Bundle:
+def paper_bundle(conn: sqlite3.Connection, papers: list[Paper], tokens: int) -> Bundle:
     summaries = [paper_summary(conn, paper, i, tokens) for i, paper in enumerate(papers, start=1)]
     return Bundle(summaries)

@@ -18,7 +18,7 @@ from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import LLMFailure, Usage
-from frontier.model import Claim
+from frontier.model import Claim, Paper
 from frontier.store.claim_text import phrase_claim
 from frontier.store.model_checks import recent_checks, record_checks
 from frontier.store.retrieval import paper_dates
@@ -163,7 +163,7 @@ async def write_map(
     llm: LLM,
     embedder: Embedder,
     field_name: str,
-    papers: list[sqlite3.Row],
+    papers: list[Paper],
     *,
     think: bool = False,
     model_mode: str = "auto",
@@ -175,7 +175,7 @@ async def write_map(
     rmap.prompt_tag = prompt.tag
     if not papers:
         return rmap
-    facts = paper_facts(conn, rmap.bundle, {p["id"]: p["abstract"] or "" for p in papers})
+    facts = paper_facts(conn, rmap.bundle, {p.id: p.abstract or "" for p in papers})
     rmap.papers = [_paper_line(f) for f in facts]
     _add_themes(rmap, facts, embedder)
     rmap.chronology = chronology(rmap.bundle)

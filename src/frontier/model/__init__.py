@@ -13,6 +13,7 @@ from frontier.model.kb import (
     Gap,
     GapOrConflict,
     Relation,
+    StoredMap,
     Triage,
 )
 from frontier.model.sources import (
@@ -53,6 +54,7 @@ __all__ = [
     "Section",
     "SourceKind",
     "SourceRecord",
+    "StoredMap",
     "Triage",
     "check_date",
     "check_text",

@@ -1,6 +1,7 @@
 """What curation finds and the store keeps of a paper and a topic (`Triage`, `Claim`,
 `Relation`, `Entry`, `Gap`, `Conflict`, `EntityInfo`, `ConflictEvidence`): what synthesis and
-the views read back."""
+the views read back; and the research maps synthesis stores (`StoredMap`), which the vault and
+the web show."""
 
 from __future__ import annotations
 
@@ -134,3 +135,19 @@ class ConflictEvidence:
     later: tuple[dict[str, Any], ...]
     model: str
     prompt_version: str
+
+
+@dataclass(frozen=True)
+class StoredMap:
+    """A research map as stored: its content and bundle as the JSON text they were saved as."""
+
+    id: int
+    run_id: int | None
+    topic: str  # "" for a map of every topic
+    since: str  # "" when the map has no start date
+    path: str  # its page in the vault
+    content: str
+    bundle: str
+    model: str
+    prompt_version: str
+    at: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 
-from frontier.model import Chunk, Paper
+from frontier.model import Chunk, Paper, StoredMap
 from frontier.store.db import now, transaction
 from frontier.store.kb import CHUNK_COLUMNS, PAPER_COLUMNS, chunk_from_row, paper_from_row
 
@@ -76,11 +76,33 @@ def replace_map(
     return int(cursor.lastrowid or 0)
 
 
-def stored_maps(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+# the columns a StoredMap is read from
+MAP_COLUMNS = "id, run_id, topic, since, path, content, bundle, model, prompt_version, at"
+
+
+def map_from_row(row: sqlite3.Row) -> StoredMap:
+    """A StoredMap from a row of MAP_COLUMNS."""
+    return StoredMap(
+        id=row["id"],
+        run_id=row["run_id"],
+        topic=row["topic"],
+        since=row["since"],
+        path=row["path"],
+        content=row["content"],
+        bundle=row["bundle"],
+        model=row["model"],
+        prompt_version=row["prompt_version"],
+        at=row["at"],
+    )
+
+
+def stored_maps(conn: sqlite3.Connection) -> list[StoredMap]:
     """The latest map written to each path."""
-    return conn.execute(
-        "SELECT * FROM maps WHERE id IN (SELECT max(id) FROM maps GROUP BY path) ORDER BY path"
-    ).fetchall()
+    rows = conn.execute(
+        f"SELECT {MAP_COLUMNS} FROM maps "
+        "WHERE id IN (SELECT max(id) FROM maps GROUP BY path) ORDER BY path"
+    )
+    return [map_from_row(row) for row in rows]
 
 
 def triage_topic_counts(conn: sqlite3.Connection, paper_ids: list[str]) -> Counter[str]:

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from frontier.model import StoredMap
 from frontier.render.common import Context
-from frontier.store.browse import map_row, map_rows
+from frontier.store.browse import load_map, map_rows
 from frontier.synthesize.ask import Answer
 from frontier.synthesize.presets import PRESETS
 from frontier.web.base import NotFound, View
@@ -29,22 +30,22 @@ Source = dict[str, Any]  # number, paper_id, title, date, pages (as a bundle sto
 MAX_ROW_ID = 2**63 - 1
 
 
-def stored_map(conn: sqlite3.Connection, map_id: int) -> sqlite3.Row:
+def stored_map(conn: sqlite3.Connection, map_id: int) -> StoredMap:
     """The stored map, or the page's 404 (also for an id no SQLite integer can hold)."""
-    row = map_row(conn, map_id) if 0 <= map_id <= MAX_ROW_ID else None
-    if row is None:
+    stored = load_map(conn, map_id) if 0 <= map_id <= MAX_ROW_ID else None
+    if stored is None:
         raise NotFound(f"No research map {map_id}.")
-    return row
+    return stored
 
 
 def maps_view(ctx: Context, rows: list[dict[str, Any]]) -> View:
     return View("maps.html", "Research maps", {"maps": rows})
 
 
-def map_view(ctx: Context, row: sqlite3.Row) -> View:
+def map_view(ctx: Context, stored: StoredMap) -> View:
     """One stored map: overview, themes, chronology, open problems, takeaways and its bundle."""
-    content = json.loads(row["content"])
-    sources = {s["number"]: s for s in json.loads(row["bundle"])}
+    content = json.loads(stored.content)
+    sources = {s["number"]: s for s in json.loads(stored.bundle)}
     said = {p["number"]: p["contribution"] for p in content.get("papers", [])}
 
     def members(numbers: list[int]) -> list[Source]:
@@ -67,8 +68,8 @@ def map_view(ctx: Context, row: sqlite3.Row) -> View:
 
     takeaways = items(content["takeaways"])
     data = {
-        "map": row,
-        "topic": ctx.topic_title(row["topic"]) if row["topic"] else "all topics",
+        "map": stored,
+        "topic": ctx.topic_title(stored.topic) if stored.topic else "all topics",
         "content": content,
         "usage": content.get("usage", {}),
         "sources": sources,
@@ -81,7 +82,7 @@ def map_view(ctx: Context, row: sqlite3.Row) -> View:
             for part in dict.fromkeys(t["group"] for t in takeaways)
         ],
     }
-    title = f"Research map: {data['topic']} ({row['at'][:10]})"
+    title = f"Research map: {data['topic']} ({stored.at[:10]})"
     return View("map.html", title, data)
 
 
@@ -89,7 +90,7 @@ def map_cited_pages(conn: sqlite3.Connection) -> set[tuple[str, int]]:
     """(paper, page) of every page the bundle of a listed map names."""
     pages: set[tuple[str, int]] = set()
     for row in map_rows(conn):
-        for source in json.loads(stored_map(conn, row["id"])["bundle"]):
+        for source in json.loads(stored_map(conn, row["id"]).bundle):
             pages.update((source["paper_id"], page) for page in source["pages"])
     return pages
 

@@ -3,7 +3,7 @@ what extraction reads and the store lists of a paper (documents.py), and what cu
 and synthesis and the views read back (kb.py). A leaf package: of frontier it imports errors.py
 alone, so every stage can use it."""
 
-from frontier.model.documents import Chunk, Paper, Section
+from frontier.model.documents import Chunk, Paper, Section, TitledChunk
 from frontier.model.kb import (
     Claim,
     Conflict,
@@ -15,6 +15,7 @@ from frontier.model.kb import (
     Relation,
     StoredMap,
     Triage,
+    VerifiedClaim,
 )
 from frontier.model.sources import (
     MAX_ABSTRACT,
@@ -55,7 +56,9 @@ __all__ = [
     "SourceKind",
     "SourceRecord",
     "StoredMap",
+    "TitledChunk",
     "Triage",
+    "VerifiedClaim",
     "check_date",
     "check_text",
     "latest_date",

@@ -53,3 +53,15 @@ class Paper:
     def date(self) -> str:
         """The published date, else the updated one, as YYYY-MM-DD; "" when undated."""
         return (self.published or self.updated or "")[:10]
+
+
+@dataclass(frozen=True)
+class TitledChunk:
+    """A stored chunk with its paper and the paper's title: what retrieval ranks and shows."""
+
+    id: int
+    paper_id: str
+    title: str
+    page: int | None
+    section: str
+    text: str

@@ -151,3 +151,19 @@ class StoredMap:
     model: str
     prompt_version: str
     at: str
+
+
+@dataclass(frozen=True)
+class VerifiedClaim:
+    """A verified claim with its paper's date and first topic: what conflict search pairs."""
+
+    id: int
+    paper_id: str
+    metric: str
+    value: float | None
+    value_text: str
+    unit: str
+    page: int | None
+    quote: str
+    date: str  # the paper's published date, "" when it has none
+    topic: str  # its first topic, "" when triage put it in none

@@ -32,7 +32,7 @@ from rich.console import Console
 from servers import NEW, OLD, servers, use
 
 from frontier.commands.curate import curate_workspace
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.scope import scope_lines
 from frontier.curate.steps.triage import triage_step
 from frontier.curate.vectors import embed_texts, ensure_paper_vectors
@@ -131,7 +131,7 @@ def triage_benchmark(tmp: Path) -> None:
     papers = store.papers_to_curate(conn)
     lines = scope_lines(ws.settings)
     llm = LLM(ws.settings.llm, conn, run_id=run_id, command="bench", use_cache=False)
-    ctx = Context(
+    ctx = CurationContext(
         conn,
         ws.settings,
         llm,

@@ -41,8 +41,8 @@ from pathlib import Path
 
 from content import agrees, numbers, open_db, run_cli, squash
 
+from frontier.model import SourceRecord
 from frontier.sources.abstracts import read_abstracts
-from frontier.sources.records import SourceRecord
 from frontier.workspace import open_workspace
 
 REPO = Path(__file__).resolve().parents[1]

@@ -18,6 +18,7 @@ import hashlib
 import json
 import sqlite3
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -27,7 +28,7 @@ from synthetic_papers import PaperPlan, claims_for, plan_papers, write_fulltext
 from synthetic_text import DIM, VectorSource, WordSource
 
 from frontier.config import Settings
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.entry import headline_numbers, why_it_matters
 from frontier.curate.relations import entity_relations
 from frontier.curate.scope import scope_lines
@@ -47,9 +48,10 @@ from frontier.curate.vectors import embed_texts, paper_text
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import MODEL_NAME, load_embedder, vector_to_blob
 from frontier.llm.prompts import load_prompt
+from frontier.model import Claim, Paper
 from frontier.sources.ids import normalize_title
 from frontier.store import curation as store
-from frontier.store.claims import CLAIM_COLUMNS, Claim, column_value
+from frontier.store.claims import CLAIM_COLUMNS, column_value
 from frontier.store.db import now
 from frontier.store.dense import update_chunk_index
 from frontier.store.lexical import update_lexical_indexes
@@ -145,7 +147,7 @@ class _Writer:
     def _paper(self, plan: PaperPlan, vector: np.ndarray, stamp: str) -> None:
         title = self.words.text(plan.title_words, plan.cluster).capitalize()
         abstract = self.words.sentence_text(plan.abstract_words, plan.cluster)
-        row = {"title": title, "abstract": abstract, "source": "arxiv", "published": plan.date}
+        paper = Paper(plan.id, title, abstract, source="arxiv", published=plan.date)
         claims = claims_for(plan, self.words.rng) if plan.topic else []
         self._metadata(plan, title, abstract, stamp)
         chunk_rows, pages = write_fulltext(self.conn, plan, self.words, claims)
@@ -153,16 +155,16 @@ class _Writer:
             "SELECT text_version FROM papers WHERE id = ?", (plan.id,)
         ).fetchone()[0]
         self._vectors(plan, vector, title, abstract)
-        self._triage(plan, row, stamp)
+        self._triage(plan, paper, stamp)
         if plan.topic:
             chunk_key = claims_key(chunk_rows, self.claim_tag, self.claim_limit, self.aliases)
             quick = claims_quick_key(version, self.claim_tag, self.claim_limit, self.aliases)
             self._claims(plan, claims, chunk_key, stamp, quick)
             # mentions from the first pages only: scanning every page costs a third of the build
             found = entity_relations(self.settings.entities, title, abstract, pages[:2])
-            key = relations_key(self.relations_base, row, [plan.topic], pages)
+            key = relations_key(self.relations_base, paper, [plan.topic], pages)
             quick = relations_quick_key(
-                self.relations_base, row | {"text_version": version}, [plan.topic]
+                self.relations_base, replace(paper, text_version=version), [plan.topic]
             )
             self._relations(plan, found, key, quick)
             vectors_key = vectors_quick_key(MODEL_NAME, version)
@@ -212,7 +214,7 @@ class _Writer:
             (
                 plan.id,
                 MODEL_NAME,
-                store.digest(paper_text(title, abstract)),
+                store.stable_hash(paper_text(title, abstract)),
                 vector_to_blob(vector),
             ),
         )
@@ -230,7 +232,7 @@ class _Writer:
             [(cid, MODEL_NAME, v.tobytes()) for cid, v in zip(ids, rows, strict=True)],
         )
 
-    def _triage(self, plan: PaperPlan, paper: dict[str, str], stamp: str) -> None:
+    def _triage(self, plan: PaperPlan, paper: Paper, stamp: str) -> None:
         key = triage_key(self.scope_key, paper)
         if plan.topic:
             line = self.scope[plan.topic][plan.cluster % len(self.scope[plan.topic])]
@@ -308,7 +310,7 @@ def _count_relations(conn: sqlite3.Connection, settings: Settings, run_id: int) 
         row[0]: np.frombuffer(row[1], dtype=np.float32)
         for row in conn.execute("SELECT paper_id, vector FROM paper_embeddings")
     }
-    ctx = Context(
+    ctx = CurationContext(
         conn=conn,
         settings=settings,
         llm=cast(LLM, None),  # counting never calls the model
@@ -331,7 +333,7 @@ def _write_entries(
 ) -> None:
     tag = load_prompt("entry").tag
     names = entity_names(conn)
-    papers = {row["id"]: row for row in store.papers_to_curate(conn)}
+    papers = {paper.id: paper for paper in store.papers_to_curate(conn)}
     stamp = now()
     conn.execute("BEGIN")
     for plan in plans:

@@ -11,7 +11,7 @@ import numpy as np
 from synthetic_text import WordSource
 
 from frontier.config import Settings
-from frontier.store.claims import Claim
+from frontier.model import Claim
 
 FIRST_DAY, LAST_DAY = dt.date(2019, 1, 1), dt.date(2025, 12, 31)
 SECTIONS = ("introduction", "background", "method", "evaluation", "conclusion")

@@ -26,9 +26,8 @@ from types import SimpleNamespace
 from jinja2 import Environment
 from starlette.testclient import TestClient
 
+from frontier.model import Claim, SourceRecord
 from frontier.render.common import Context
-from frontier.sources.records import SourceRecord
-from frontier.store.claims import Claim
 from frontier.store.curation import (
     save_claims,
     save_entry,

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from frontier.errors import bad_character
-from frontier.sources.records import SourceRecord
+from frontier.model import SourceRecord
 
 # the default (CI) profile tries this many inputs per property; HYPOTHESIS_PROFILE=long, ten times
 LONG_FACTOR = 10

@@ -15,6 +15,7 @@ from frontier.config import Backend, LLMSettings, Settings
 from frontier.curate.steps import STEPS
 from frontier.intake.discover import DISCOVERERS
 from frontier.llm.backends import BACKENDS
+from frontier.web.addresses import ADDRESSES
 from frontier.web.pages import PAGES
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -73,3 +74,9 @@ def test_every_page_template_is_packaged() -> None:
     for page in PAGES:
         assert page.template is None or templates.joinpath(page.template).is_file(), page.name
         assert (page.route is None) == (page.view is None), page.name
+
+
+def test_every_address_is_answered_by_its_row_of_pages() -> None:
+    assert [page.address for page in PAGES] == list(ADDRESSES)
+    for page in PAGES:
+        assert page.in_site == page.address.in_site, page.name

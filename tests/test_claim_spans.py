@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from frontier.curate.candidates import Candidate, find_candidates
+from frontier.curate.candidates import ClaimCandidate, find_candidates
 from frontier.curate.claims import (
     code_claims,
     gate,
@@ -18,7 +18,7 @@ from frontier.curate.claims import (
 from frontier.curate.spans import propose, setup_names
 from frontier.curate.support import plain_math
 from frontier.curate.verify import quote_on_page
-from frontier.store.claims import Claim
+from frontier.model import Claim
 
 # (sentence, value as printed, unit, direction, metric, baseline)
 TYPED = [
@@ -102,7 +102,7 @@ def test_a_measurement_is_no_baseline() -> None:
 
 
 def _claim(sentence: str, page: int | None = 1, section: str = "abstract") -> list[Claim]:
-    candidate = Candidate(page, section, sentence, (), (), 0.0)
+    candidate = ClaimCandidate(page, section, sentence, (), (), 0.0)
     return [c for c, _ in code_claims(candidate, sentence, {})]
 
 
@@ -118,7 +118,7 @@ def test_setup_supplies_model_and_hardware_with_its_page() -> None:
     chunks = [(7, "evaluation", "We run OPT-13B and OPT-66B on NVIDIA A100 GPUs.")]
     setup = setup_names(chunks)
     assert setup == {"model": ("OPT-13B", 7), "hardware": ("NVIDIA A100", 7)}
-    candidate = Candidate(1, "abstract", "It raises throughput by 2× over Orca.", (), (), 0.0)
+    candidate = ClaimCandidate(1, "abstract", "It raises throughput by 2× over Orca.", (), (), 0.0)
     claim = code_claims(candidate, candidate.sentence, {})[0][0]
     assert with_setup(claim, setup).model_name == ""  # background numbers get no setup
     claim.headline = True

@@ -11,15 +11,10 @@ from frontier.curate.entry import (
     restates_title,
     why_it_matters,
 )
-from frontier.curate.relations import (
-    Relation,
-    before_references,
-    checked_how,
-    entity_relations,
-)
+from frontier.curate.relations import before_references, checked_how, entity_relations
 from frontier.curate.support import is_prose, support
+from frontier.model import Claim, Relation
 from frontier.store.claim_text import phrase_claim
-from frontier.store.claims import Claim
 
 TITLE = "QuillServe: Block-Level Memory Reuse for Serving Language Models"
 ABSTRACT = (

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from helpers import corpus, db, run_cli
 
+from frontier.model import Chunk
 from frontier.synthesize.extracts import OTHER_LEVER, PaperFacts, lever, open_problems
 from frontier.synthesize.themes import MAX_SHARE, contains_phrase, group, key_phrase, phrases
 
@@ -72,32 +73,36 @@ def test_themes_are_bounded_and_a_paper_close_to_none_stands_apart() -> None:
 
 def test_open_problems_are_the_papers_own_closing_statements() -> None:
     chunks = [
-        {
-            "section": "7 Conclusion",
-            "page": 12,
-            "text": (
+        Chunk(
+            ord=0,
+            section="7 Conclusion",
+            page=12,
+            text=(
                 "We presented a scheduler for serving. We leave the extension of our scheduler to "
                 "multi-node deployments to future work. Our design does not support preemption of "
                 "running requests yet. The results confirm the design."
             ),
-        },
-        {
-            "section": "2 Related Work",
-            "page": 3,
-            "text": (
-                "Orca does not support paged memory, and we leave nothing to future work here."
-            ),
-        },
-        {
-            "section": "5 Evaluation",
-            "page": 9,
-            "text": (
+            n_tokens=0,
+        ),
+        Chunk(
+            ord=1,
+            section="2 Related Work",
+            page=3,
+            text="Orca does not support paged memory, and we leave nothing to future work here.",
+            n_tokens=0,
+        ),
+        Chunk(
+            ord=2,
+            section="5 Evaluation",
+            page=9,
+            text=(
                 "Prior systems do not support long prompts. We measure latency on A100 GPUs "
                 "with batch sizes from 1 to 64."
             ),
-        },
+            n_tokens=0,
+        ),
     ]
-    found = open_problems(4, chunks)  # type: ignore[arg-type]
+    found = open_problems(4, chunks)
     assert [(q.page, q.text.split()[:3]) for q in found] == [
         (12, ["We", "leave", "the"]),
         (12, ["Our", "design", "does"]),

@@ -16,7 +16,7 @@ from frontier.store.db import transaction
 from frontier.store.runs import start_run
 from frontier.store.synthesis import select_papers
 from frontier.synthesize.bundle import Bundle, Source
-from frontier.synthesize.papers import DIGEST_TOKENS, paper_bundle
+from frontier.synthesize.papers import SUMMARY_TOKENS, paper_bundle
 from frontier.synthesize.proposals import map_path, save_map
 from frontier.synthesize.researchmap import (
     UNKNOWN_DATE,
@@ -52,7 +52,7 @@ def _map_page(workspace: Path) -> str:
     ws = open_workspace(workspace)
     with contextlib.closing(ws.connect()) as conn:
         papers = select_papers(conn, None, None, 10)
-        rmap = ResearchMap(with_published_dates(conn, paper_bundle(conn, papers, DIGEST_TOKENS)))
+        rmap = ResearchMap(with_published_dates(conn, paper_bundle(conn, papers, SUMMARY_TOKENS)))
         rmap.chronology = chronology(rmap.bundle)
         path = map_path(dt.date.today().isoformat(), None)
         save_map(conn, rmap, start_run(conn, "map"), None, None, path)

@@ -32,10 +32,11 @@ from zotero_library import new_library
 
 from frontier.config import ArxivSettings, ConfigError, load_settings
 from frontier.errors import bad_character
+from frontier.model import SourceRecord
 from frontier.sources.abstracts import read_abstracts
 from frontier.sources.arxiv_api import read_feed
 from frontier.sources.local import read_bibtex, read_jsonl
-from frontier.sources.records import RecordError, SourceRecord
+from frontier.sources.records import RecordError
 from frontier.sources.web import ArticleError, html_article_file, text_article_file
 from frontier.sources.zotero import read_zotero_folder
 from frontier.workspace import default_config_text

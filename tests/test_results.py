@@ -16,11 +16,9 @@ from helpers import run_cli
 from typer.testing import CliRunner
 
 from frontier.cli import app as APP
-from frontier.sources.records import SourceRecord
-from frontier.store.claims import Claim
+from frontier.model import Claim, EntityInfo, SourceRecord
 from frontier.store.curation import save_claims, save_triage
 from frontier.store.db import connect, transaction
-from frontier.store.kb import EntityInfo
 from frontier.store.papers import save_paper
 from frontier.store.results import ResultClaim, result_claims, topic_papers
 from frontier.store.runs import finish_run, start_run

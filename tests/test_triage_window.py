@@ -9,13 +9,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.scope import scope_lines
 from frontier.curate.steps.triage import triage_step
 from frontier.curate.vectors import embed_texts, ensure_paper_vectors
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import load_embedder
-from frontier.sources.records import SourceRecord
+from frontier.model import SourceRecord
 from frontier.store import curation as store
 from frontier.store.papers import save_paper
 from frontier.store.runs import start_run
@@ -47,7 +47,7 @@ def triage(tmp_path: Path, gaps: list[str], published: dt.date) -> dict[str, obj
     embedder = load_embedder()
     papers = store.papers_to_curate(conn)
     lines = scope_lines(settings)
-    ctx = Context(
+    ctx = CurationContext(
         conn,
         settings,
         LLM(settings.llm, conn),

@@ -12,8 +12,8 @@ import pytest
 from helpers import run_cli
 from markdown_it import MarkdownIt
 
+from frontier.model import SourceRecord
 from frontier.render import render_vault
-from frontier.sources.records import SourceRecord
 from frontier.store.db import connect, transaction
 from frontier.store.papers import save_paper
 from frontier.workspace import open_workspace

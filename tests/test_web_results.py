@@ -19,7 +19,7 @@ from helpers import run_cli
 from starlette.testclient import TestClient
 from web_kb import VLLM, built_kb, copy_kb
 
-from frontier.sources.records import SourceRecord
+from frontier.model import SourceRecord
 from frontier.store.curation import save_claims, save_triage
 from frontier.store.db import connect, transaction
 from frontier.store.papers import save_paper

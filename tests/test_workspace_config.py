@@ -8,7 +8,7 @@ from typing import Literal, get_args, get_origin
 import pytest
 from helpers import run_cli
 
-from frontier.config import ConfigError, ScopeLine, Settings, load_settings, read_config_file
+from frontier.config import ConfigError, OutOfScopeLine, Settings, load_settings, read_config_file
 
 
 def test_init_writes_commented_config_with_topics(workspace: Path) -> None:
@@ -24,10 +24,10 @@ def test_init_writes_commented_config_with_topics(workspace: Path) -> None:
 
 
 def test_scope_line_routes() -> None:
-    assert ScopeLine.parse("the silicon it runs on → hardware") == ScopeLine(
+    assert OutOfScopeLine.parse("the silicon it runs on → hardware") == OutOfScopeLine(
         text="the silicon it runs on", route_to="hardware"
     )
-    assert ScopeLine.parse("training-only tricks").route_to is None
+    assert OutOfScopeLine.parse("training-only tricks").route_to is None
 
 
 def test_commands_find_the_workspace_from_a_subfolder(workspace: Path) -> None:

@@ -13,8 +13,9 @@ import pytest
 from helpers import corpus, db, kb_snapshot, run_cli
 from zotero_library import ZoteroLibrary, new_library
 
+from frontier.model import SourceRecord
 from frontier.sources.attachments import Attachment, parse_file_field
-from frontier.sources.records import RecordError, SourceRecord
+from frontier.sources.records import RecordError
 from frontier.sources.zotero import read_zotero_folder
 
 DISTSERVE = (

@@ -22,7 +22,7 @@ from helpers import corpus, run_cli
 
 from frontier.llm.ledger import record_call
 from frontier.llm.records import Usage
-from frontier.sources.records import SourceRecord
+from frontier.model import SourceRecord
 from frontier.store.curation import (
     save_claims,
     save_entry,

@@ -53,14 +53,14 @@ def _strings(value: object) -> list[str]:
     return []
 
 
-class ScopeLine(BaseModel):
+class OutOfScopeLine(BaseModel):
     """One out-of-scope line; `route_to` names the sibling topic that owns it, if any."""
 
     text: str = Field(description="What is out of scope")
     route_to: str | None = Field(default=None, description="The sibling topic that owns it, if any")
 
     @classmethod
-    def parse(cls, line: str) -> ScopeLine:
+    def parse(cls, line: str) -> OutOfScopeLine:
         match = _ROUTE_RE.search(line)
         if not match:
             return cls(text=line.strip())
@@ -85,8 +85,8 @@ class Topic(_Section):
 
     _slug_shape = field_validator("slug")(_check_slug)
 
-    def out_of_scope_lines(self) -> list[ScopeLine]:
-        return [ScopeLine.parse(line) for line in self.out_of_scope]
+    def out_of_scope_lines(self) -> list[OutOfScopeLine]:
+        return [OutOfScopeLine.parse(line) for line in self.out_of_scope]
 
 
 class Entity(_Section):

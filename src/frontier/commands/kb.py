@@ -15,7 +15,7 @@ from frontier.config import Settings
 from frontier.errors import KBError
 from frontier.store import status as item_status
 from frontier.store.curation import all_relations
-from frontier.store.kb import load_items
+from frontier.store.kb import load_gaps
 from frontier.store.listing import (
     claims_data,
     entities_data,
@@ -172,7 +172,7 @@ def gaps_list(
     with _store(workspace) as (ws, conn):
         if topic is not None:
             _check_topic(ws.settings, topic)
-        rows = items_data(conn, "gaps") + untracked_gaps(ws.settings, load_items(conn, "gaps"))
+        rows = items_data(conn, "gaps") + untracked_gaps(ws.settings, load_gaps(conn))
     return [
         r
         for r in rows

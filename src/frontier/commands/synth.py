@@ -15,6 +15,7 @@ from frontier.errors import AskError
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder, load_embedder
 from frontier.llm.records import LLMFailure
+from frontier.model import Paper
 from frontier.render.vault import render_vault
 from frontier.store.runs import RunOutcome, recorded_run
 from frontier.store.synthesis import select_papers
@@ -200,7 +201,7 @@ async def _write_map(
     ws: Workspace,
     conn: sqlite3.Connection,
     run_id: int,
-    papers: list[sqlite3.Row],
+    papers: list[Paper],
     think: bool,
     use_cache: bool,
     embedder: Embedder,

@@ -43,7 +43,7 @@ _PLURAL = re.compile(r"(?<=[a-z]{3})(?<!s)s\b")
 
 
 @dataclass(frozen=True)
-class Part:
+class ItemPart:
     text: str
     stems: frozenset[str]
 
@@ -56,7 +56,7 @@ class Part:
 class Coverage:
     """How an item's parts are held by a paper's own-work sentences."""
 
-    parts: tuple[Part, ...]
+    parts: tuple[ItemPart, ...]
     held: tuple[bool, ...]
     evidence: str
     page: int | None
@@ -64,7 +64,7 @@ class Coverage:
     def complete(self) -> bool:
         return bool(self.parts) and all(self.held)
 
-    def missing(self) -> list[Part]:
+    def missing(self) -> list[ItemPart]:
         return [p for p, h in zip(self.parts, self.held, strict=True) if not h]
 
 
@@ -75,7 +75,7 @@ def stems_of(text: str) -> set[str]:
     return {s for s in content_stems(words) if len(s) >= MIN_STEM}
 
 
-def item_parts(item: str, field_words: set[str]) -> tuple[Part, ...]:
+def item_parts(item: str, field_words: set[str]) -> tuple[ItemPart, ...]:
     """The phrases of an item that a paper must each speak of."""
     parts = []
     for phrase in _SPLIT.split(item):
@@ -83,7 +83,7 @@ def item_parts(item: str, field_words: set[str]) -> tuple[Part, ...]:
         kept = [w for i, w in enumerate(words) if not _inner_participle(w, i, len(words))]
         stems = frozenset(stems_of(" ".join(kept)) - field_words)
         if stems:
-            parts.append(Part(" ".join(words), stems))
+            parts.append(ItemPart(" ".join(words), stems))
     return tuple(parts)
 
 
@@ -102,7 +102,7 @@ def acronym_expansions(field: str) -> re.Pattern[str] | None:
     return re.compile(rf"\b(?:{'|'.join(forms)})\b", re.IGNORECASE) if forms else None
 
 
-def holds(part: Part, stems: set[str]) -> bool:
+def holds(part: ItemPart, stems: set[str]) -> bool:
     """A sentence with these stems holds the part: most of its words, a longer form of a word
     counting for it ("speedups" for "speed") when the word is not a short one."""
     return _count(part, stems) >= part.needed()
@@ -137,7 +137,7 @@ def own_work_sentences(
 
 
 def coverage(
-    parts: tuple[Part, ...],
+    parts: tuple[ItemPart, ...],
     units: list[tuple[str, int | None]],
     field: re.Pattern[str] | None = None,
 ) -> Coverage | None:
@@ -154,22 +154,22 @@ def coverage(
     return Coverage(parts, tuple(held), units[best][0], units[best][1])
 
 
-def _held(part: Part, stems: list[set[str]], everywhere: set[str]) -> bool:
+def _held(part: ItemPart, stems: list[set[str]], everywhere: set[str]) -> bool:
     if any(holds(part, here) for here in stems):
         return True
     return _all(part, everywhere) and any(_half(part, here) for here in stems)
 
 
-def _count(part: Part, stems: set[str]) -> int:
+def _count(part: ItemPart, stems: set[str]) -> int:
     return sum(
         any(s == want or (len(want) >= 5 and s.startswith(want)) for s in stems)
         for want in part.stems
     )
 
 
-def _all(part: Part, stems: set[str]) -> bool:
+def _all(part: ItemPart, stems: set[str]) -> bool:
     return _count(part, stems) == len(part.stems)
 
 
-def _half(part: Part, stems: set[str]) -> bool:
+def _half(part: ItemPart, stems: set[str]) -> bool:
     return _count(part, stems) >= max(1, math.ceil(len(part.stems) / 2))

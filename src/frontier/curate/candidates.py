@@ -26,7 +26,9 @@ _PREFERRED_SECTIONS = {"abstract": 3, "evaluation": 2, "introduction": 2, "concl
 
 
 @dataclass(frozen=True)
-class Candidate:
+class ClaimCandidate:
+    """A sentence that states measured numbers: where code looks for claims."""
+
     page: int | None
     section: str
     sentence: str
@@ -57,10 +59,10 @@ def _score(sentence: str, section: str, n_values: int) -> float:
 
 def find_candidates(
     chunks: list[tuple[int | None, str, str]], limit: int | None = None
-) -> list[Candidate]:
+) -> list[ClaimCandidate]:
     """The claim-bearing sentences of (page, section, text) chunks, one per sentence, best
     first; all of them unless `limit` is given."""
-    found: dict[str, Candidate] = {}
+    found: dict[str, ClaimCandidate] = {}
     for page, section, text in chunks:
         sentences = (
             s
@@ -73,7 +75,7 @@ def find_candidates(
             values, units = _numbers_with_units(sentence)
             if not values or not _CUE.search(sentence) or len(values) > _TABLE_ROW:
                 continue
-            candidate = Candidate(
+            candidate = ClaimCandidate(
                 page, section, sentence, values, units, _score(sentence, section, len(values))
             )
             found.setdefault(sentence, candidate)

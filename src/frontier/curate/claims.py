@@ -9,13 +9,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, create_model
 
-from frontier.curate.candidates import Candidate
+from frontier.curate.candidates import ClaimCandidate
 from frontier.curate.spans import LOWER_IS_BETTER, Proposal, Span, propose
 from frontier.curate.support import CITES_OTHERS
 from frontier.curate.verify import normalize, verify_claim
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
-from frontier.store.claims import Claim
+from frontier.model import Claim
 from frontier.text import NumberShape, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
@@ -31,7 +31,7 @@ def first_number(text: str) -> float | None:
 
 
 def code_claims(
-    candidate: Candidate,
+    candidate: ClaimCandidate,
     page_text: str | None,
     aliases: dict[str, list[str]],
 ) -> list[tuple[Claim, Proposal]]:

@@ -25,7 +25,7 @@ R = TypeVar("R")
 # repr=False: asyncio.run formats the repr of the task's result (this context) when it restores
 # the SIGINT handler, and the repr of every paper vector took seconds per 1k papers
 @dataclass(repr=False)
-class Context:
+class CurationContext:
     """What every step needs: the store, the model, the vectors, the config and the report."""
 
     conn: sqlite3.Connection

@@ -10,7 +10,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from frontier.config import Settings
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.store.model_checks import checks_by_step, recent_checks, record_checks
 
 WINDOW = 20  # the last calls a step's trust is judged on, and the fewest that can judge it
@@ -73,14 +73,16 @@ class ModelGate:
         )
 
 
-async def open_gate(ctx: Context, step: str, prompt_version: str, instead: str) -> ModelGate:
+async def open_gate(
+    ctx: CurationContext, step: str, prompt_version: str, instead: str
+) -> ModelGate:
     model = await ctx.llm.model_name()
     mode = ctx.settings.curate.model_steps.get(step, "auto")
     recent = recent_checks(ctx.conn, step, model, prompt_version, WINDOW)
     return ModelGate(step, model, prompt_version, mode, recent, instead)
 
 
-def close_gate(ctx: Context, gate: ModelGate) -> None:
+def close_gate(ctx: CurationContext, gate: ModelGate) -> None:
     """Record this run's outcomes and put the gate's note in the run summary."""
     if gate.outcomes:
         record_checks(

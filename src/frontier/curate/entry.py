@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from frontier.curate.addresses import is_own_work
 from frontier.curate.claims import best_statements, system_names
-from frontier.curate.relations import Relation, entity_as_named
+from frontier.curate.relations import entity_as_named
 from frontier.curate.spans import propose
 from frontier.curate.support import content_stems, plain_math, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 from frontier.llm.records import LLMFailure
+from frontier.model import Claim, Paper, Relation
 from frontier.store.claim_text import phrase_claim
-from frontier.store.claims import Claim
 from frontier.text import prose_sentences
 
 _DIGIT = re.compile(r"\d")
@@ -171,11 +170,9 @@ def why_it_matters(relations: list[Relation], names: dict[str, str]) -> str:
     return "Why it matters here: " + text[0].lower() + text[1:] + "."
 
 
-async def what_it_is(
-    llm: LLM, prompt: Prompt, field: str, topic: str, paper: dict[str, Any]
-) -> WhatItIs:
+async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: Paper) -> WhatItIs:
     """The model's sentences when they pass the check, else the abstract's contribution."""
-    title, abstract = paper["title"], paper["abstract"] or ""
+    title, abstract = paper.title, paper.abstract or ""
     if abstract:
         messages = prompt.messages(field=field, topic=topic, title=title, abstract=abstract[:3000])
         try:

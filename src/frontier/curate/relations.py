@@ -14,22 +14,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from frontier.config import Entity
-from frontier.curate.addresses import Part, holds, stems_of
+from frontier.curate.addresses import ItemPart, holds, stems_of
 from frontier.curate.support import CITES_OTHERS, is_prose, plain_math, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
+from frontier.model import Relation
 from frontier.text import prose_sentences
-
-
-@dataclass(frozen=True)
-class Relation:
-    kind: str  # entity | gap | conflict | thesis | first | coverage
-    target: str
-    detail: str
-    evidence: str = ""  # a sentence of the paper, verified on its page (or in the abstract)
-    stage: str = "code"
-    page: int | None = None  # the evidence's page; None for the abstract or the title
-    how: str = ""  # the model's one sentence, kept only when checked against the evidence
 
 
 @dataclass(frozen=True)
@@ -134,7 +124,7 @@ def checked_how(how: str, evidence: str, abstract: str) -> str:
     return how if support(how, f"{evidence} {abstract}").supported else ""
 
 
-def speaks_of(part: Part, how: str) -> bool:
+def speaks_of(part: ItemPart, how: str) -> bool:
     """The model's reason holds the part code did not find in the paper's own-work sentences."""
     return holds(part, stems_of(how))
 
@@ -149,7 +139,7 @@ async def confirm_relation(
     title: str,
     abstract: str,
     evidence: Evidence,
-    missing: Part,
+    missing: ItemPart,
 ) -> tuple[Relation | None, bool]:
     """The model's verdict on a near miss (the paper's own work holds every part of the item
     but `missing`): kept only when its reason is borne out by the evidence and the abstract and

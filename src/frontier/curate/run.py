@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import Console
 
 from frontier.config import Settings
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.scope import scope_lines
 from frontier.curate.steps import STEPS, Step
 from frontier.curate.vectors import (
@@ -22,6 +22,7 @@ from frontier.curate.vectors import (
 )
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import load_embedder
+from frontier.model import Paper
 from frontier.store import curation as store
 from frontier.store.db import connect, database_file
 
@@ -32,14 +33,14 @@ async def curate(
     run_id: int,
     console: Console,
     use_cache: bool = True,
-) -> Context:
+) -> CurationContext:
     """Bring every paper's curation up to date; only what changed is redone."""
     store.sync_config(conn, settings)
     papers = store.papers_to_curate(conn)
     embedder = load_embedder()
     lines = scope_lines(settings)
     async with LLM(settings.llm, conn, run_id=run_id, command="curate", use_cache=use_cache) as llm:
-        ctx = Context(
+        ctx = CurationContext(
             conn=conn,
             settings=settings,
             llm=llm,
@@ -65,7 +66,7 @@ async def curate(
     return ctx
 
 
-async def _alongside(ctx: Context, step: Step, papers: list[sqlite3.Row]) -> None:
+async def _alongside(ctx: CurationContext, step: Step, papers: list[Paper]) -> None:
     """Run a step in a thread with its own connection and a one-thread embedder, so the model
     server and the steps after it keep the other cores."""
 

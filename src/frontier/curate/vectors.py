@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 
 import numpy as np
 
@@ -17,8 +17,9 @@ from frontier.llm.embeddings import (
     paper_text,
     vector_to_blob,
 )
+from frontier.model import Paper
 from frontier.store import vectors as store
-from frontier.store.curation import digest
+from frontier.store.curation import stable_hash
 
 __all__ = [
     "CHUNK_RECIPE",
@@ -30,19 +31,19 @@ __all__ = [
 
 
 def ensure_paper_vectors(
-    conn: sqlite3.Connection, embedder: Embedder, papers: list[sqlite3.Row]
+    conn: sqlite3.Connection, embedder: Embedder, papers: Sequence[Paper]
 ) -> dict[str, np.ndarray]:
     """Vectors for every paper; only new or changed texts are embedded."""
     stored = store.paper_vectors(conn, embedder.name)
     vectors: dict[str, np.ndarray] = {}
     todo: list[tuple[str, str, str]] = []
     for paper in papers:
-        text = paper_text(paper["title"], paper["abstract"])
-        text_hash = digest(text)
-        if paper["id"] in stored and stored[paper["id"]][0] == text_hash:
-            vectors[paper["id"]] = blob_to_vector(stored[paper["id"]][1])
+        text = paper_text(paper.title, paper.abstract)
+        text_hash = stable_hash(text)
+        if paper.id in stored and stored[paper.id][0] == text_hash:
+            vectors[paper.id] = blob_to_vector(stored[paper.id][1])
         else:
-            todo.append((paper["id"], text, text_hash))
+            todo.append((paper.id, text, text_hash))
     if todo:
         fresh = embedder.embed([text for _, text, _ in todo])
         rows = []

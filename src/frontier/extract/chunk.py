@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from frontier.model import Chunk
 from frontier.text import sentence_starts
 
 CHARS_PER_TOKEN = 4  # a close enough estimate for English prose under BPE tokenizers
@@ -17,15 +18,6 @@ class Segment:
     page: int  # 1-based physical page
     section: str
     text: str
-
-
-@dataclass
-class Chunk:
-    ord: int
-    page: int
-    section: str
-    text: str
-    n_tokens: int
 
 
 def estimate_tokens(text: str) -> int:

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from frontier.extract.chunk import Chunk, Segment, make_chunks
+from frontier.extract.chunk import Segment, make_chunks
 from frontier.extract.clean import clean_pages, join_lines
 from frontier.extract.firstpage import FirstPageFacts, first_page_facts
 from frontier.extract.quality import looks_like_garbage, looks_like_slides
-from frontier.extract.sections import Heading, Section, abstract_text, find_headings
+from frontier.extract.sections import Heading, abstract_text, find_headings
+from frontier.model import Chunk, Section
 from frontier.sources.ids import content_hash
 
 if TYPE_CHECKING:

@@ -62,17 +62,6 @@ class Heading:
     kind: str  # canonical name, e.g. "introduction", or "other"
 
 
-@dataclass
-class Section:
-    """A heading as stored: its order, number, title, kind and the page it starts on."""
-
-    ord: int
-    number: str
-    title: str
-    kind: str
-    page_start: int
-
-
 def canonical_kind(title: str) -> str:
     key = re.sub(r"[^a-z ]+", "", title.lower()).strip()
     return _NAMED.get(key, "other")

@@ -11,9 +11,10 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from frontier.config import ArxivSettings, Settings, Topic
 from frontier.intake.expand import Plan
-from frontier.intake.report import Entry
+from frontier.intake.report import ReportLine
+from frontier.model import SourceRecord
 from frontier.sources import arxiv_api
-from frontier.sources.records import RecordError, SourceRecord
+from frontier.sources.records import RecordError
 from frontier.workspace import Workspace
 
 
@@ -74,7 +75,7 @@ def plan_discovery(
     for discoverer in DISCOVERERS:
         found = _discover(discoverer, ws.settings, topics, days, max_results, today)
         for record in found:
-            if isinstance(record, Entry):
+            if isinstance(record, ReportLine):
                 plan.problems.append(record)
                 continue
             key = record.arxiv_id or record.title or ""
@@ -92,7 +93,7 @@ def _discover(
     days: int | None,
     max_results: int | None,
     today: dt.date | None,
-) -> Iterable[SourceRecord | Entry]:
+) -> Iterable[SourceRecord | ReportLine]:
     """What one source finds for the topics that ask it anything: records, and the problems."""
     section = discoverer.section(settings)
     limit = max_results or section.max_results
@@ -102,16 +103,16 @@ def _discover(
             continue
         if unreachable:
             skipped = f"skipped: {discoverer.label} was unreachable for {unreachable} in this run"
-            yield Entry(f"topic {topic.slug}", "failed", skipped, code=discoverer.name)
+            yield ReportLine(f"topic {topic.slug}", "failed", skipped, code=discoverer.name)
             continue
         query = discoverer.query(topic, today or dt.date.today(), days, limit)
         try:
             for record in discoverer.search(query, section):
                 if isinstance(record, RecordError):
-                    yield Entry(record.ref, "rejected", record.reason, code="bad_record")
+                    yield ReportLine(record.ref, "rejected", record.reason, code="bad_record")
                 else:
                     yield record
         except discoverer.error as exc:
-            yield Entry(f"topic {topic.slug}", "failed", str(exc), code=discoverer.name)
+            yield ReportLine(f"topic {topic.slug}", "failed", str(exc), code=discoverer.name)
             if discoverer.unreachable(exc):
                 unreachable = f"topic {topic.slug}"

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from frontier.config import IngestSettings
 from frontier.intake.jobs import PdfJob
-from frontier.intake.report import Entry
+from frontier.intake.report import ReportLine
+from frontier.model import SourceRecord
 from frontier.sources.readers import (
     BATCH,
     ReaderKind,
@@ -18,7 +19,7 @@ from frontier.sources.readers import (
     reader_for,
     suffixes_read,
 )
-from frontier.sources.records import RecordError, SourceRecord, printable
+from frontier.sources.records import RecordError, printable
 
 _PDF: tuple[ReaderKind, ...] = ("pdf",)
 
@@ -27,7 +28,7 @@ _PDF: tuple[ReaderKind, ...] = ("pdf",)
 class Plan:
     records: list[tuple[str, SourceRecord]] = field(default_factory=list)
     pdfs: list[PdfJob] = field(default_factory=list)
-    problems: list[Entry] = field(default_factory=list)
+    problems: list[ReportLine] = field(default_factory=list)
 
 
 def read_options(settings: IngestSettings) -> ReadOptions:
@@ -71,7 +72,7 @@ def expand_paths(
             _add_folder(plan, path, password, chunk_tokens, options or ReadOptions())
         elif not path.exists():
             plan.problems.append(
-                Entry(shown(path), "rejected", "no such file or folder", code="missing")
+                ReportLine(shown(path), "rejected", "no such file or folder", code="missing")
             )
         else:
             _add_file(plan, path, password, chunk_tokens)
@@ -89,7 +90,7 @@ def _add_folder(
     found = sorted(p for p in path.rglob("*") if p.is_file() and reader_for(p, _PDF) is not None)
     if not found:
         plan.problems.append(
-            Entry(shown(path), "rejected", "folder holds no PDF files", code="empty_folder")
+            ReportLine(shown(path), "rejected", "folder holds no PDF files", code="empty_folder")
         )
     plan.pdfs.extend(pdf_job(p, password, chunk_tokens) for p in found)
 
@@ -98,7 +99,7 @@ def _add_file(plan: Plan, path: Path, password: str | None, chunk_tokens: int) -
     reader = reader_for(path, BATCH)
     if reader is None:
         plan.problems.append(
-            Entry(shown(path), "rejected", _unsupported_message(), code="unsupported")
+            ReportLine(shown(path), "rejected", _unsupported_message(), code="unsupported")
         )
     elif reader.read is None:
         plan.pdfs.append(pdf_job(path, password, chunk_tokens))
@@ -117,14 +118,14 @@ def _add_records(plan: Plan, path: Path, read: ReadFile) -> None:
         items = list(read(path))
     except OSError as exc:
         reason = f"cannot read: {exc.strerror or exc}"
-        plan.problems.append(Entry(name, "rejected", reason, code="unreadable"))
+        plan.problems.append(ReportLine(name, "rejected", reason, code="unreadable"))
         return
     if not items:
         reason = "holds no records" if path.stat().st_size else "empty file"
-        plan.problems.append(Entry(name, "rejected", reason, code="no_records"))
+        plan.problems.append(ReportLine(name, "rejected", reason, code="no_records"))
     for item in items:
         if isinstance(item, RecordError):
-            plan.problems.append(Entry(item.ref, "rejected", item.reason, code="bad_record"))
+            plan.problems.append(ReportLine(item.ref, "rejected", item.reason, code="bad_record"))
         else:
             plan.records.append((item.source_ref, item))
 

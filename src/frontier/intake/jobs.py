@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from frontier.extract.pdf import ExtractedPdf, PdfRejected, extract_pdf
-from frontier.sources.records import SourceRecord
+from frontier.model import SourceRecord
 from frontier.store.vectors import PaperVectors
 
 

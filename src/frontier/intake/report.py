@@ -10,7 +10,9 @@ EXIT_OK, EXIT_FAILED, EXIT_REJECTED = 0, 1, 2
 
 
 @dataclass
-class Entry:
+class ReportLine:
+    """What happened to one input of a run."""
+
     item: str
     outcome: str  # stored | warning | updated | duplicate | rejected | failed
     message: str
@@ -20,9 +22,9 @@ class Entry:
 
 @dataclass
 class Report:
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[ReportLine] = field(default_factory=list)
 
-    def add(self, entry: Entry) -> Entry:
+    def add(self, entry: ReportLine) -> ReportLine:
         self.entries.append(entry)
         return entry
 

@@ -12,10 +12,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from frontier.intake.engines import embeds_at_ingest, run_jobs
 from frontier.intake.expand import Plan, pdf_job
 from frontier.intake.jobs import PdfJob
-from frontier.intake.report import Entry, Report
+from frontier.intake.report import Report, ReportLine
 from frontier.intake.save import fulltext_of_article, store_record, store_result
+from frontier.model import SourceRecord
 from frontier.sources.download import DownloadError, download_pdf
-from frontier.sources.records import SourceRecord
 from frontier.store.lexical import update_lexical_indexes
 from frontier.store.papers import has_fulltext, paper_with_content
 from frontier.store.queries import known_content_hashes, record_outcome
@@ -98,7 +98,7 @@ def ingest_plan(
 def _attached_pdf_job(
     conn: sqlite3.Connection,
     run_id: int,
-    stored: Entry,
+    stored: ReportLine,
     record: SourceRecord,
     password: str | None,
     report: Report,
@@ -119,7 +119,7 @@ def _attached_pdf_job(
     except OSError as exc:
         reason = f"attached PDF not read: {exc.strerror or exc}"
         record_outcome(conn, run_id, stored.item, "rejected", code="unreadable", reason=reason)
-        report.add(Entry(stored.item, "rejected", reason, stored.paper_id, code="unreadable"))
+        report.add(ReportLine(stored.item, "rejected", reason, stored.paper_id, code="unreadable"))
         return []
     return [job]
 
@@ -137,7 +137,7 @@ def _queue_download(
     except DownloadError as exc:
         item = record.arxiv_id or record.pdf_url or record.source_ref
         record_outcome(conn, run_id, item, "failed", code="download", reason=str(exc))
-        report.add(Entry(item, "failed", f"full text not fetched: {exc}", code="download"))
+        report.add(ReportLine(item, "failed", f"full text not fetched: {exc}", code="download"))
 
 
 def _extract_and_store(
@@ -156,7 +156,7 @@ def _extract_and_store(
         if job.content_hash in known or job.content_hash in seen:
             paper_id = paper_with_content(conn, job.content_hash)
             where = f" as {paper_id}" if paper_id else " earlier in this run"
-            report.add(Entry(job.item, "duplicate", f"already stored{where}", paper_id))
+            report.add(ReportLine(job.item, "duplicate", f"already stored{where}", paper_id))
             continue
         seen.add(job.content_hash)
         job.embed = embed

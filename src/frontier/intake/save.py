@@ -9,9 +9,8 @@ from typing import Any
 from frontier.extract.chunk import Segment, make_chunks
 from frontier.extract.pdf import ExtractedPdf
 from frontier.intake.jobs import JobResult
-from frontier.intake.report import Entry
-from frontier.sources.ids import content_hash
-from frontier.sources.records import (
+from frontier.intake.report import ReportLine
+from frontier.model.sources import (
     EARLIEST,
     MAX_ABSTRACT,
     MAX_REF,
@@ -19,8 +18,9 @@ from frontier.sources.records import (
     DocKind,
     SourceRecord,
     latest_date,
-    sanitize,
 )
+from frontier.sources.ids import content_hash
+from frontier.sources.records import sanitize
 from frontier.store.papers import FullText, SaveResult, save_paper
 from frontier.store.queries import record_outcome
 
@@ -95,7 +95,7 @@ def fulltext_of_article(record: SourceRecord, chunk_tokens: int) -> FullText:
     )
 
 
-def store_result(conn: sqlite3.Connection, result: JobResult, run_id: int) -> Entry:
+def store_result(conn: sqlite3.Connection, result: JobResult, run_id: int) -> ReportLine:
     job = result.job
     if result.extracted is None:
         record_outcome(
@@ -107,7 +107,7 @@ def store_result(conn: sqlite3.Connection, result: JobResult, run_id: int) -> En
             code=result.code,
             reason=result.reason,
         )
-        return Entry(job.item, "rejected", result.reason, code=result.code)
+        return ReportLine(job.item, "rejected", result.reason, code=result.code)
     record = record_for_pdf(result.extracted, job.record, job.item)
     fulltext = fulltext_of(result.extracted)
     fulltext.vectors = result.vectors
@@ -122,7 +122,7 @@ def store_record(
     run_id: int,
     item: str,
     fulltext: FullText | None = None,
-) -> Entry:
+) -> ReportLine:
     saved = save_paper(conn, record, fulltext, run_id)
     digest = fulltext.content_hash if fulltext else None
     return _note(conn, run_id, item, saved, record.warnings, digest)
@@ -135,7 +135,7 @@ def _note(
     saved: SaveResult,
     warnings: list[str],
     digest: str | None,
-) -> Entry:
+) -> ReportLine:
     outcome: str = saved.outcome
     message = saved.message
     if outcome == "stored" and warnings:
@@ -143,4 +143,4 @@ def _note(
     record_outcome(
         conn, run_id, item, outcome, content_hash=digest, reason=message, paper_id=saved.paper_id
     )
-    return Entry(item, outcome, message, saved.paper_id)
+    return ReportLine(item, outcome, message, saved.paper_id)

@@ -6,12 +6,12 @@ import re
 from pathlib import Path
 
 from frontier.intake.expand import Plan, expand_paths, pdf_job, read_options, shown
-from frontier.intake.report import Entry
+from frontier.intake.report import ReportLine
+from frontier.model import SourceRecord
 from frontier.sources.arxiv_api import ArxivError, fetch_arxiv_ids
 from frontier.sources.download import DownloadError, cache_file
 from frontier.sources.ids import parse_arxiv_id
 from frontier.sources.readers import SINGLE_FILE, ReadFile, reader_for
-from frontier.sources.records import SourceRecord
 from frontier.sources.web import (
     ArticleError,
     FetchError,
@@ -39,7 +39,7 @@ def plan_single(ws: Workspace, item: str, password: str | None) -> Plan:
         return _url_item(ws, item, password)
     plan = Plan()
     plan.problems.append(
-        Entry(item, "rejected", "not a file, URL or arXiv id", code="unknown_item")
+        ReportLine(item, "rejected", "not a file, URL or arXiv id", code="unknown_item")
     )
     return plan
 
@@ -53,17 +53,17 @@ def _arxiv_item(ws: Workspace, item: str) -> Plan:
     try:
         records = fetch_arxiv_ids([item], ws.settings.arxiv)
     except ArxivError as exc:
-        plan.problems.append(Entry(item, "failed", str(exc), code="arxiv"))
+        plan.problems.append(ReportLine(item, "failed", str(exc), code="arxiv"))
         return plan
     if not records:
         plan.problems.append(
-            Entry(item, "rejected", "arXiv has no paper with this id", code="not_found")
+            ReportLine(item, "rejected", "arXiv has no paper with this id", code="not_found")
         )
     for record in records:
         if isinstance(record, SourceRecord):
             plan.records.append((item, record))
         else:
-            plan.problems.append(Entry(item, "rejected", str(record), code="bad_record"))
+            plan.problems.append(ReportLine(item, "rejected", str(record), code="bad_record"))
     return plan
 
 
@@ -73,17 +73,19 @@ def _article_file(path: Path, read: ReadFile) -> Plan:
     try:
         records = list(read(path))
     except ArticleError as exc:
-        plan.problems.append(Entry(item, "rejected", str(exc), code="no_article"))
+        plan.problems.append(ReportLine(item, "rejected", str(exc), code="no_article"))
         return plan
     except OSError as exc:
         reason = f"cannot read: {exc.strerror or exc}"
-        plan.problems.append(Entry(item, "rejected", reason, code="unreadable"))
+        plan.problems.append(ReportLine(item, "rejected", reason, code="unreadable"))
         return plan
     for record in records:
         if isinstance(record, SourceRecord):
             plan.records.append((item, record))
         else:
-            plan.problems.append(Entry(record.ref, "rejected", record.reason, code="bad_record"))
+            plan.problems.append(
+                ReportLine(record.ref, "rejected", record.reason, code="bad_record")
+            )
     return plan
 
 
@@ -93,7 +95,7 @@ def _url_item(ws: Workspace, url: str, password: str | None) -> Plan:
     try:
         body, content_type = fetch_page(url, settings.download_timeout, settings.download_retries)
     except (ArticleError, FetchError, DownloadError) as exc:
-        plan.problems.append(Entry(url, "failed", str(exc), code="fetch"))
+        plan.problems.append(ReportLine(url, "failed", str(exc), code="fetch"))
         return plan
     if b"%PDF" in body[:1024] or "pdf" in (content_type or "").lower():
         cached = cache_file(body, ws.pdf_cache)
@@ -102,7 +104,7 @@ def _url_item(ws: Workspace, url: str, password: str | None) -> Plan:
     try:
         record = article_record(extract_article(body, url), "web", url, url)
     except ArticleError as exc:
-        plan.problems.append(Entry(url, "rejected", str(exc), code="no_article"))
+        plan.problems.append(ReportLine(url, "rejected", str(exc), code="no_article"))
         return plan
     plan.records.append((url, record))
     return plan

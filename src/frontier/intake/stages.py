@@ -12,7 +12,7 @@ from frontier.llm.embeddings import (
     paper_text,
     vector_to_blob,
 )
-from frontier.store.curation import digest
+from frontier.store.curation import stable_hash
 from frontier.store.vectors import PaperVectors
 
 # one thread per worker process: the engines run a worker per core already
@@ -45,6 +45,6 @@ def embed_paper(result: JobResult) -> PaperVectors | None:
         chunks=[vector_to_blob(vector) for vector in chunks],
         title=record.title or "",
         abstract=record.abstract,
-        text_hash=digest(text),
+        text_hash=stable_hash(text),
         paper=vector_to_blob(embedder.embed([text])[0]),
     )

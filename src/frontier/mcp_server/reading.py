@@ -12,13 +12,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from frontier.mcp_server import records
+from frontier.model import Relation
 from frontier.render.common import Context
 from frontier.render.digest import Period, build_digest, digest_data, relation_label
 from frontier.render.digest_page import digest_page, digest_path
 from frontier.render.sources import source_page
 from frontier.render.topics import topic_page
 from frontier.store import digests
-from frontier.store.kb import Relation, load_items
+from frontier.store.kb import load_gaps
 from frontier.store.listing import claims_data, items_data, untracked_gaps
 from frontier.store.queries import page_text, paper_detail
 from frontier.synthesize.ask import topic_papers
@@ -150,7 +151,7 @@ class KBReader:
         self.check_topic(topic)
         with self.reading() as (conn, _ctx):
             stored = items_data(conn, "gaps")
-            rows = stored + untracked_gaps(self.ws.settings, load_items(conn, "gaps"))
+            rows = stored + untracked_gaps(self.ws.settings, load_gaps(conn))
         fields = ("topic", "text", "status", "source", "papers")
         return records.Gaps(
             gaps=[

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from frontier.config import Settings
+from frontier.model import Claim, EntityInfo, GapOrConflict, Paper
 from frontier.store.claim_text import phrase_claim
-from frontier.store.claims import Claim
-from frontier.store.kb import KB, EntityInfo, Item, Paper
+from frontier.store.kb import KB
 from frontier.store.results import ResultClaim
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|$~])")
@@ -169,7 +169,7 @@ class Context:
     def entity(self, slug: str) -> EntityInfo | None:
         return self.entities.get(slug)
 
-    def item(self, kind: str, target: str) -> Item | None:
+    def item(self, kind: str, target: str) -> GapOrConflict | None:
         return (self.gaps if kind == "gap" else self.conflicts).get(target)
 
     def as_of(self, papers: Iterable[Paper], topic: str | None = None) -> str:

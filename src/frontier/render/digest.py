@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from frontier.config import Settings
+from frontier.model import Gap, GapOrConflict, Paper, Relation
 from frontier.render.common import Context, stance
 from frontier.store import digests as store
 from frontier.store.browse import cost
-from frontier.store.kb import Item, Paper, Relation, load_kb, sort_newest, sort_papers
+from frontier.store.kb import load_kb, sort_newest, sort_papers
 
 # what puts a new entry first, most telling first; an entry with none of them comes last
 RANK = ("gap", "conflict", "thesis", "first", "coverage", "entity")
@@ -77,7 +78,7 @@ class NewEntry:
 class ItemNews:
     """A gap or conflict that moved in the period, with the new relations bearing on it."""
 
-    item: Item
+    item: GapOrConflict
     change: str  # opened | closed | flagged | settled | bearing
     relations: tuple[Relation, ...]
 
@@ -128,7 +129,7 @@ class Digest:
     uncurated: list[Paper]  # new papers not triaged yet
     gaps: list[ItemNews]
     conflicts: list[ItemNews]
-    proposed: list[tuple[Item, bool]]  # waiting for review; True when proposed in the period
+    proposed: list[tuple[Gap, bool]]  # waiting for review; True when proposed in the period
     other_relations: list[Relation]  # new relations of papers not listed above
     inputs: list[dict[str, Any]]
     usage: dict[str, Any]

@@ -7,6 +7,7 @@ import re
 import sqlite3
 
 from frontier.config import Settings
+from frontier.model import Paper, Relation
 from frontier.render.common import (
     Context,
     bullets,
@@ -22,7 +23,6 @@ from frontier.render.digest import WITH_EVIDENCE, Digest, ItemNews, NewEntry, Pe
 from frontier.render.digest import relation_label as label
 from frontier.render.topics import bearing_line, conflict_evidence, entry_block
 from frontier.store.digests import StoredDigest, stored_digests
-from frontier.store.kb import Paper, Relation
 
 DIGESTS_DIR = "digests"
 _BLANK_RUNS = re.compile(r"\n{3,}")  # sections open with a blank line, blocks end with one

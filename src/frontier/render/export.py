@@ -63,7 +63,7 @@ def papers_records(conn: sqlite3.Connection, settings: Settings) -> list[dict[st
             "categories": list(p.categories),
             "kind": p.kind,
             "topics": sorted(t.topic for t in kb.triage_of(p.id) if t.topic),
-            "abstract": p.abstract,
+            "abstract": p.abstract or "",
         }
         for p in kb.papers.values()
     ]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
+from frontier.model import StoredMap
 from frontier.render.common import bullets, link, para, shown_date, source_path, text
 
 
@@ -18,18 +18,18 @@ def _paper_ref(source: dict[str, Any], here: str) -> str:
     return f"[{source['number']}] " + link(source["title"], here, source_path(source["paper_id"]))
 
 
-def map_page(row: sqlite3.Row) -> str:
-    content = json.loads(row["content"])
-    sources = {s["number"]: s for s in json.loads(row["bundle"])}
-    here = row["path"]
+def map_page(stored: StoredMap) -> str:
+    content = json.loads(stored.content)
+    sources = {s["number"]: s for s in json.loads(stored.bundle)}
+    here = stored.path
     usage = content.get("usage", {})
-    title = row["topic"] or "all topics"
+    title = stored.topic or "all topics"
     lines = [
-        f"# Research map: {text(title)} ({row['at'][:10]})",
+        f"# Research map: {text(title)} ({stored.at[:10]})",
         "",
-        f"_{len(sources)} papers{' since ' + text(row['since']) if row['since'] else ''}; "
-        f"{text(content.get('mode', ''))}; model {text(row['model'] or 'none')}; prompt "
-        f"{text(row['prompt_version'])}; run {row['run_id']}; tokens: "
+        f"_{len(sources)} papers{' since ' + text(stored.since) if stored.since else ''}; "
+        f"{text(content.get('mode', ''))}; model {text(stored.model or 'none')}; prompt "
+        f"{text(stored.prompt_version)}; run {stored.run_id}; tokens: "
         f"{usage.get('prompt_tokens', 0):,} prompt, {usage.get('completion_tokens', 0):,} "
         f"completion, {usage.get('reasoning_tokens', 0):,} reasoning, "
         f"{usage.get('cached_tokens', 0):,} cached._",
@@ -38,7 +38,7 @@ def map_page(row: sqlite3.Row) -> str:
         "",
     ]
     if content["overview"]:
-        lines += [_cited(content["overview"]) + f" _(written by {text(row['model'])})_", ""]
+        lines += [_cited(content["overview"]) + f" _(written by {text(stored.model)})_", ""]
     lines += bullets(
         (f"**{text(t['name'])}**: {_cited(t['summary'])}" for t in content["themes"]),
         "no themes",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from frontier.curate.entry import QUOTED
+from frontier.model import Claim, EntityInfo, Entry, Paper, Relation
 from frontier.render.common import (
     Context,
     bullets,
@@ -19,8 +20,6 @@ from frontier.render.common import (
     text,
     value_with_unit,
 )
-from frontier.store.claims import Claim
-from frontier.store.kb import EntityInfo, Entry, Paper, Relation
 
 CLAIM_HEADERS = [
     "",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from frontier.config import ScopeLine, Topic
+from collections.abc import Sequence
+
+from frontier.config import OutOfScopeLine, Topic
+from frontier.model import ConflictEvidence, GapOrConflict, Paper, Relation
 from frontier.render.common import (
     INDEX,
     Context,
@@ -18,7 +21,7 @@ from frontier.render.common import (
     text,
     topic_path,
 )
-from frontier.store.kb import ConflictEvidence, Item, Paper, Relation, untracked_config_gaps
+from frontier.store.kb import untracked_config_gaps
 
 HEADLINE_CLAIMS = 3
 
@@ -91,7 +94,7 @@ def topic_page(ctx: Context, topic: Topic) -> str:
     return _page(lines)
 
 
-def _scope_out(ctx: Context, here: str, line: ScopeLine) -> str:
+def _scope_out(ctx: Context, here: str, line: OutOfScopeLine) -> str:
     if not line.route_to:
         return para(line.text)
     return f"{para(line.text)} → {ctx.topic_link(line.route_to, here)}"
@@ -139,7 +142,12 @@ def frontier_page(ctx: Context, topic: Topic) -> str:
 
 
 def _items(
-    ctx: Context, here: str, kind: str, items: list[Item], empty: str, review: bool = False
+    ctx: Context,
+    here: str,
+    kind: str,
+    items: Sequence[GapOrConflict],
+    empty: str,
+    review: bool = False,
 ) -> list[str]:
     if not items:
         return [f"_{empty}_", ""]

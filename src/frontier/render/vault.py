@@ -38,8 +38,8 @@ def vault_pages(conn: sqlite3.Connection, settings: Settings) -> dict[str, str]:
         pages[entity_path(entity.slug)] = entity_page(ctx, entity)
     for paper in ctx.kb.papers.values():
         pages[source_path(paper.id)] = source_page(ctx, paper)
-    for row in stored_maps(conn):
-        pages[row["path"]] = map_page(row)
+    for stored in stored_maps(conn):
+        pages[stored.path] = map_page(stored)
     pages.update(stored_digest_pages(conn, settings))
     return pages
 

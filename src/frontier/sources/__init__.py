@@ -1,5 +1,5 @@
 """Where papers come from: arXiv, local files and web pages, all yielding `SourceRecord`s."""
 
-from frontier.sources.records import SourceRecord
+from frontier.model import SourceRecord
 
 __all__ = ["SourceRecord"]

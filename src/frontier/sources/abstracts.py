@@ -9,14 +9,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from frontier.errors import bad_character
+from frontier.model import MAX_TITLE, SourceRecord
 from frontier.sources.ids import text_content_id
-from frontier.sources.records import (
-    MAX_TITLE,
-    RecordError,
-    SourceRecord,
-    describe_invalid,
-    printable,
-)
+from frontier.sources.records import RecordError, describe_invalid, printable
 from frontier.text import SentenceStarts, split_sentences
 
 _NAMED_METHOD = re.compile(

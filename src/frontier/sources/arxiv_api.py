@@ -20,8 +20,9 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from requests.adapters import HTTPAdapter
 
 from frontier.config import ArxivSettings, Topic
+from frontier.model import SourceRecord
 from frontier.sources.ids import normalize_doi, parse_arxiv_id
-from frontier.sources.records import RecordError, SourceRecord, describe_invalid, printable
+from frontier.sources.records import RecordError, describe_invalid, printable
 
 logger = logging.getLogger(__name__)
 

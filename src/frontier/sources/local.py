@@ -17,19 +17,11 @@ from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from frontier.errors import bad_character, kind_of
+from frontier.model import MAX_ABSTRACT, MAX_TITLE, SourceKind, SourceRecord
 from frontier.sources.abstracts import provisional_title
 from frontier.sources.attachments import first_pdf, parse_file_field, resolve
 from frontier.sources.ids import DOI_RE, normalize_doi, parse_arxiv_id
-from frontier.sources.records import (
-    MAX_ABSTRACT,
-    MAX_TITLE,
-    RecordError,
-    SourceKind,
-    SourceRecord,
-    describe_invalid,
-    printable,
-    sanitize,
-)
+from frontier.sources.records import RecordError, describe_invalid, printable, sanitize
 
 # the names a field goes by in exports of other tools, the first given wins
 ALIASES: dict[str, tuple[str, ...]] = {

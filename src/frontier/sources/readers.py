@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from frontier.model import SourceRecord
 from frontier.sources.abstracts import read_abstracts
 from frontier.sources.local import read_bibtex, read_jsonl
-from frontier.sources.records import RecordError, SourceRecord
+from frontier.sources.records import RecordError
 
 ReaderKind = Literal["pdf", "records", "article"]
 

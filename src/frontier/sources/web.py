@@ -20,9 +20,7 @@ from lxml.html import HtmlElement
 from pydantic import AfterValidator, BaseModel, ValidationError
 from trafilatura.settings import Document
 
-from frontier.sources.abstracts import provisional_title
-from frontier.sources.local import parse_date
-from frontier.sources.records import (
+from frontier.model.sources import (
     MAX_TITLE,
     Date,
     Name,
@@ -30,11 +28,10 @@ from frontier.sources.records import (
     Title,
     check_date,
     check_text,
-    describe_invalid,
-    drop_bad_characters,
-    printable,
-    sanitize,
 )
+from frontier.sources.abstracts import provisional_title
+from frontier.sources.local import parse_date
+from frontier.sources.records import describe_invalid, drop_bad_characters, printable, sanitize
 
 USER_AGENT = "frontier/0.1 (research knowledge base)"
 MAX_PAGE_BYTES = 20_000_000
@@ -88,7 +85,7 @@ class FetchError(Exception):
     """A page could not be downloaded."""
 
 
-class Page(NamedTuple):
+class FetchedPage(NamedTuple):
     """Body and content type of a downloaded page."""
 
     body: bytes
@@ -339,7 +336,9 @@ def _read_capped(response: httpx.Response) -> bytes:
     return bytes(body)
 
 
-def fetch_page(url: str, timeout: float = 20.0, retries: int = 2, backoff: float = 1.0) -> Page:
+def fetch_page(
+    url: str, timeout: float = 20.0, retries: int = 2, backoff: float = 1.0
+) -> FetchedPage:
     """Download a page (following redirects), retrying 5xx and network errors with backoff."""
     problem = "no attempt"
     headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
@@ -350,7 +349,7 @@ def fetch_page(url: str, timeout: float = 20.0, retries: int = 2, backoff: float
                 with client.stream("GET", url) as response:
                     status, ctype = response.status_code, response.headers.get("content-type", "")
                     if status < 400:
-                        return Page(_read_capped(response), ctype)
+                        return FetchedPage(_read_capped(response), ctype)
                     problem = f"HTTP {status} {response.reason_phrase}"
                     if status < 500 and status not in RETRY_STATUSES:
                         raise FetchError(f"{url}: {problem}")

@@ -24,18 +24,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from frontier.errors import bad_character
+from frontier.model import MAX_CATEGORIES, MAX_CATEGORY, MAX_NAME, SourceRecord
 from frontier.sources.attachments import PDF_TYPE, Attachment, first_pdf
 from frontier.sources.ids import find_arxiv_id
 from frontier.sources.local import record_from_fields
-from frontier.sources.records import (
-    MAX_CATEGORIES,
-    MAX_CATEGORY,
-    MAX_NAME,
-    RecordError,
-    SourceRecord,
-    describe_invalid,
-    printable,
-)
+from frontier.sources.records import RecordError, describe_invalid, printable
 
 DATABASE = "zotero.sqlite"
 USER_LIBRARY = 1  # Zotero's own library; group libraries come after it
@@ -89,7 +82,7 @@ class StoredFile:
 
 
 @dataclass
-class Item:
+class LibraryItem:
     item_id: int
     key: str
     library_id: int
@@ -110,12 +103,12 @@ class Item:
 
 @dataclass
 class Library:
-    items: list[Item]
+    items: list[LibraryItem]
     collection_paths: dict[int, str]
     collection_parent: dict[int, int | None]
     collection_items: dict[int, set[int]]
 
-    def chosen(self, wanted: Sequence[str]) -> tuple[list[Item], list[str]]:
+    def chosen(self, wanted: Sequence[str]) -> tuple[list[LibraryItem], list[str]]:
         """The items in the collections named (by name or path, sub-collections included; all
         items when none is named), and the names that match no collection."""
         if not wanted:
@@ -171,7 +164,7 @@ def load_library(database: Path) -> Library:
     """Every item the reader may read, with what each holds, in one pass over the database."""
     with opened(database) as conn:
         items = {
-            row[0]: Item(row[0], row[1], row[2], row[3])
+            row[0]: LibraryItem(row[0], row[1], row[2], row[3])
             for row in conn.execute(_ITEMS, (PDF_TYPE,))
         }
         _add_details(conn, items)
@@ -188,7 +181,7 @@ def load_library(database: Path) -> Library:
     return Library(list(items.values()), paths, parents, dict(members))
 
 
-def _add_details(conn: sqlite3.Connection, items: dict[int, Item]) -> None:
+def _add_details(conn: sqlite3.Connection, items: dict[int, LibraryItem]) -> None:
     """Each item's field values, creators, files and tags (rows of other items are passed by)."""
     for item_id, name, value in conn.execute(_FIELD_VALUES):
         if item_id in items and value is not None:
@@ -249,7 +242,7 @@ def read_zotero_folder(
             yield exc
 
 
-def item_record(item: Item, folder: Path) -> SourceRecord:
+def item_record(item: LibraryItem, folder: Path) -> SourceRecord:
     """The record of one Zotero item; RecordError names the item and the field that fails."""
     fields = item.fields
     found = first_pdf([(_attachment(f), _file_path(f, folder)) for f in item.files])
@@ -278,7 +271,7 @@ def item_record(item: Item, folder: Path) -> SourceRecord:
         raise RecordError(item.ref, describe_invalid(exc, {"categories": "tags"})) from None
 
 
-def _title(item: Item, pdf: Path | None) -> tuple[str | None, bool]:
+def _title(item: LibraryItem, pdf: Path | None) -> tuple[str | None, bool]:
     """The item's title, and whether it is provisional: a standalone PDF's title (most often its
     file name) and an untitled item's are, and the PDF's first page replaces them."""
     given = item.fields.get("title", "").strip()

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from frontier.config import LLMSettings
+from frontier.model import StoredMap
+from frontier.store.synthesis import MAP_COLUMNS, map_from_row
 
 
 def read_only(db_path: Path) -> sqlite3.Connection:
@@ -57,10 +59,10 @@ def map_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     ]
 
 
-def map_row(conn: sqlite3.Connection, map_id: int) -> sqlite3.Row | None:
+def load_map(conn: sqlite3.Connection, map_id: int) -> StoredMap | None:
     """One stored map with its content and bundle, or None."""
-    row: sqlite3.Row | None = conn.execute("SELECT * FROM maps WHERE id = ?", (map_id,)).fetchone()
-    return row
+    row = conn.execute(f"SELECT {MAP_COLUMNS} FROM maps WHERE id = ?", (map_id,)).fetchone()
+    return map_from_row(row) if row else None
 
 
 def cost(row: dict[str, Any], prices: LLMSettings) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from frontier.store.claims import Claim
+from frontier.model import Claim
 
 _PROCESS = re.compile(r"(?:computation|inference|decoding|generation|prefill|training)s?$", re.I)
 

@@ -1,37 +1,12 @@
-"""The claim row: one type for what curation stores and what the vault, the web and the
-exports read."""
+"""Claims in the store: the columns a Claim is kept in, and claims read back from their rows."""
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
 
-
-@dataclass
-class Claim:
-    metric: str
-    value: float | None
-    value_text: str  # as printed, with its qualifier and unit: "up to 1.23×"
-    unit: str
-    direction: str  # higher | lower | "" — from a word of the quote
-    baseline: str
-    model_name: str  # the LLM the paper measured (not ours)
-    hardware: str
-    condition: str
-    page: int | None
-    quote: str
-    verified: bool
-    verify_note: str
-    model: str  # the LLM that chose among the proposed spans, or "code"
-    prompt_version: str
-    headline: bool = False
-    setup_page: int | None = None  # where model or hardware came from when the quote names none
-    setup_fields: str = ""  # which of them: "model", "hardware" or "model,hardware"
-    section: str = ""
-    id: int = 0
-    paper_id: str = ""
-
+from frontier.model import Claim
 
 CLAIM_COLUMNS = tuple(f.name for f in fields(Claim) if f.name not in ("id", "paper_id"))
 _BOOLEAN = ("verified", "headline")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
+from frontier.model import VerifiedClaim
 from frontier.store.db import now, transaction
 
 _MARK_BATCH = 500  # ids per UPDATE, well under SQLite's limit on bound parameters
@@ -32,16 +33,31 @@ EVIDENCE_COLUMNS = (
 )
 
 
-def verified_claims(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def verified_claims(conn: sqlite3.Connection) -> list[VerifiedClaim]:
     """Verified claims with their paper's date and first topic, oldest paper first."""
-    return conn.execute(
+    rows = conn.execute(
         """SELECT c.id, c.paper_id, c.metric, c.value, c.value_text, c.unit, c.page, c.quote,
                   coalesce(p.published, '') AS date,
                   (SELECT topic FROM triage t WHERE t.paper_id = c.paper_id AND topic != ''
                    ORDER BY topic LIMIT 1) AS topic
            FROM claims c JOIN papers p ON p.id = c.paper_id
            WHERE c.verified = 1 ORDER BY date, c.paper_id, c.id"""
-    ).fetchall()
+    )
+    return [
+        VerifiedClaim(
+            r["id"],
+            r["paper_id"],
+            r["metric"],
+            r["value"],
+            r["value_text"],
+            r["unit"] or "",
+            r["page"],
+            r["quote"],
+            r["date"] or "",
+            r["topic"] or "",
+        )
+        for r in rows
+    ]
 
 
 def unpaired_claims(conn: sqlite3.Connection) -> set[int]:

@@ -9,11 +9,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from frontier.config import Settings
+from frontier.model import Claim, Conflict, Gap, Paper, Relation
 from frontier.store.claims import CLAIM_COLUMNS, column_value
 from frontier.store.db import now, transaction
+from frontier.store.kb import PAPER_COLUMNS, paper_from_row
 
 
-def digest(*parts: Any) -> str:
+def stable_hash(*parts: Any) -> str:
     """A stable hash of what a step's result depends on."""
     payload = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
@@ -68,13 +70,13 @@ def mark_done(conn: sqlite3.Connection, marks: list[tuple[str, str, str]], step:
             _mark(conn, paper_id, step, input_hash, quick_key)
 
 
-def papers_to_curate(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT id, title, abstract, source, published, added_at, status, kind, text_version, "
-        "title_provisional, collection, categories "
-        "FROM papers "
+def papers_to_curate(conn: sqlite3.Connection) -> list[Paper]:
+    """Every paper, oldest first (by date, then id): the order firsts are counted in."""
+    rows = conn.execute(
+        f"SELECT {PAPER_COLUMNS} FROM papers "
         "ORDER BY COALESCE(published, substr(added_at, 1, 10)), id"
-    ).fetchall()
+    )
+    return [paper_from_row(row) for row in rows]
 
 
 def chunks_of(conn: sqlite3.Connection, paper_id: str) -> list[tuple[int | None, str, str]]:
@@ -156,7 +158,7 @@ def topics_of(conn: sqlite3.Connection, paper_id: str) -> list[str]:
 def save_claims(
     conn: sqlite3.Connection,
     paper_id: str,
-    claims: Iterable[Any],
+    claims: Iterable[Claim],
     input_hash: str,
     run_id: int,
     quick_key: str = "",
@@ -177,7 +179,7 @@ def save_claims(
 def save_relations(
     conn: sqlite3.Connection,
     paper_id: str,
-    by_topic: dict[str, list[Any]],
+    by_topic: dict[str, list[Relation]],
     input_hash: str,
     quick_key: str = "",
 ) -> None:
@@ -200,7 +202,9 @@ def save_relations(
         _mark(conn, paper_id, "relations", input_hash, quick_key)
 
 
-def replace_counted_relations(conn: sqlite3.Connection, rows: list[tuple[str, str, Any]]) -> None:
+def replace_counted_relations(
+    conn: sqlite3.Connection, rows: list[tuple[str, str, Relation]]
+) -> None:
     """Firsts and coverage are recomputed for the whole KB from its own counts."""
     with transaction(conn):
         conn.execute("DELETE FROM relations WHERE kind IN ('first', 'coverage')")
@@ -212,13 +216,14 @@ def replace_counted_relations(conn: sqlite3.Connection, rows: list[tuple[str, st
             )
 
 
-def relations_of(conn: sqlite3.Connection, paper_id: str, topic: str) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT kind, target, detail, evidence, stage, page, how FROM relations "
+def relations_of(conn: sqlite3.Connection, paper_id: str, topic: str) -> list[Relation]:
+    rows = conn.execute(
+        "SELECT paper_id, topic, kind, target, detail, evidence, stage, page, how FROM relations "
         "WHERE paper_id = ? AND topic = ? "
         "ORDER BY kind, target",
         (paper_id, topic),
-    ).fetchall()
+    )
+    return [Relation(**dict(row)) for row in rows]
 
 
 def save_entry(
@@ -253,10 +258,18 @@ def entry_hash(conn: sqlite3.Connection, paper_id: str, topic: str) -> str | Non
     return row[0] if row else None
 
 
-def open_items(conn: sqlite3.Connection, table: str) -> list[sqlite3.Row]:
-    return conn.execute(
-        f"SELECT id, topic, text FROM {table} WHERE status = 'open' ORDER BY id"
-    ).fetchall()
+def open_gaps(conn: sqlite3.Connection) -> list[Gap]:
+    rows = conn.execute(
+        "SELECT id, topic, text, status, source FROM gaps WHERE status = 'open' ORDER BY id"
+    )
+    return [Gap(**dict(row)) for row in rows]
+
+
+def open_conflicts(conn: sqlite3.Connection) -> list[Conflict]:
+    rows = conn.execute(
+        "SELECT id, topic, text, status, source FROM conflicts WHERE status = 'open' ORDER BY id"
+    )
+    return [Conflict(**dict(row)) for row in rows]
 
 
 def all_relations(conn: sqlite3.Connection) -> list[dict[str, Any]]:

@@ -11,97 +11,22 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from frontier.config import Settings
-from frontier.store.claims import Claim, all_claims
+from frontier.model import (
+    Chunk,
+    Claim,
+    Conflict,
+    ConflictEvidence,
+    EntityInfo,
+    Entry,
+    Gap,
+    Paper,
+    Relation,
+    Triage,
+)
+from frontier.store.claims import all_claims
 from frontier.store.digests import ids_param
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Paper:
-    id: str
-    title: str
-    authors: tuple[str, ...]
-    date: str
-    categories: tuple[str, ...]
-    kind: str
-    arxiv_id: str
-    url: str
-    abstract: str
-
-
-@dataclass(frozen=True)
-class Triage:
-    paper_id: str
-    topic: str
-    stage: str
-    reason: str
-    scope_line: str
-
-
-@dataclass(frozen=True)
-class Entry:
-    paper_id: str
-    topic: str
-    text: str
-    model: str
-    prompt_version: str
-    run_id: int | None
-    date: str
-
-
-@dataclass(frozen=True)
-class Relation:
-    paper_id: str
-    topic: str
-    kind: str
-    target: str
-    detail: str
-    evidence: str  # a sentence of the paper (or its title), verified on `page`
-    page: int | None = None  # None: the abstract or the title
-    how: str = ""  # the model's sentence, kept only when checked against the evidence
-
-
-@dataclass(frozen=True)
-class Item:
-    """A gap or a conflict."""
-
-    id: int
-    topic: str
-    text: str
-    status: str
-    source: str
-
-
-@dataclass(frozen=True)
-class EntityInfo:
-    slug: str
-    name: str
-    kind: str
-    aliases: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ConflictEvidence:
-    """The two disagreeing claims behind a conflict found by code, and later measurements."""
-
-    conflict_id: int
-    paper_a: str
-    paper_b: str
-    metric: str
-    setting: str
-    quote_a: str
-    quote_b: str
-    page_a: int | None
-    page_b: int | None
-    value_a: str
-    value_b: str
-    why: str
-    label: str
-    reason: str
-    later: tuple[dict[str, Any], ...]
-    model: str
-    prompt_version: str
 
 
 @dataclass
@@ -113,8 +38,8 @@ class KB:
     claims: list[Claim]
     entries: list[Entry]
     relations: list[Relation]
-    gaps: list[Item]
-    conflicts: list[Item]
+    gaps: list[Gap]
+    conflicts: list[Conflict]
     entities: list[EntityInfo]
     evidence: dict[int, ConflictEvidence] = field(default_factory=dict)
     _index: dict[str, dict[Any, list[Any]]] = field(init=False, repr=False)
@@ -199,8 +124,8 @@ def load_kb(
             claims=_known(load_claims(conn, among), papers),
             entries=_known(_load_entries(conn, among), papers),
             relations=_known(_load_relations(conn, among), papers),
-            gaps=load_items(conn, "gaps"),
-            conflicts=load_items(conn, "conflicts"),
+            gaps=load_gaps(conn),
+            conflicts=load_conflicts(conn),
             entities=load_entities(conn, settings),
             evidence=load_conflict_evidence(conn, among),
         )
@@ -241,29 +166,54 @@ def _date(value: str | None) -> str:
     return (value or "")[:10]
 
 
+# the columns a Paper is read from, in every query that gives one
+PAPER_COLUMNS = (
+    "id, title, abstract, authors, published, updated, categories, kind, arxiv_id, url, source, "
+    "collection, title_provisional, text_version"
+)
+
+
+def paper_from_row(row: sqlite3.Row) -> Paper:
+    """A Paper from a row of PAPER_COLUMNS."""
+    return Paper(
+        id=row["id"],
+        title=row["title"],
+        abstract=row["abstract"],
+        authors=tuple(json.loads(row["authors"] or "[]")),
+        published=row["published"],
+        updated=row["updated"],
+        categories=tuple(json.loads(row["categories"] or "[]")),
+        kind=row["kind"],
+        arxiv_id=row["arxiv_id"] or "",
+        url=row["url"] or "",
+        source=row["source"],
+        collection=row["collection"],
+        title_provisional=bool(row["title_provisional"]),
+        text_version=row["text_version"],
+    )
+
+
 def load_papers(conn: sqlite3.Connection, among: str | None = None) -> list[Paper]:
     """Every stored paper (or those among the ids), newest first."""
     where, params = _where("id", among)
-    rows = conn.execute(
-        "SELECT id, title, authors, published, updated, categories, kind, arxiv_id, url, abstract "
-        f"FROM papers{where}",
-        params,
+    rows = conn.execute(f"SELECT {PAPER_COLUMNS} FROM papers{where}", params)
+    return sort_papers(paper_from_row(r) for r in rows)
+
+
+# the columns a Chunk is read from
+CHUNK_COLUMNS = "id, ord, page, section, text, n_tokens"
+
+
+def chunk_from_row(row: sqlite3.Row) -> Chunk:
+    """A Chunk from a row of CHUNK_COLUMNS."""
+    return Chunk(
+        ord=row["ord"],
+        page=row["page"],
+        section=row["section"],
+        text=row["text"],
+        n_tokens=row["n_tokens"],
+        id=row["id"],
     )
-    papers = [
-        Paper(
-            id=r["id"],
-            title=r["title"],
-            authors=tuple(json.loads(r["authors"] or "[]")),
-            date=_date(r["published"] or r["updated"]),
-            categories=tuple(json.loads(r["categories"] or "[]")),
-            kind=r["kind"],
-            arxiv_id=r["arxiv_id"] or "",
-            url=r["url"] or "",
-            abstract=r["abstract"] or "",
-        )
-        for r in rows
-    ]
-    return sort_papers(papers)
 
 
 def paper_dois(conn: sqlite3.Connection) -> dict[str, str | None]:
@@ -309,19 +259,23 @@ def _load_entries(conn: sqlite3.Connection, among: str | None = None) -> list[En
 def _load_relations(conn: sqlite3.Connection, among: str | None = None) -> list[Relation]:
     where, params = _where("paper_id", among)
     rows = conn.execute(
-        f"SELECT paper_id, topic, kind, target, detail, evidence, page, how FROM relations{where} "
+        f"SELECT paper_id, topic, kind, target, detail, evidence, stage, page, how FROM relations{where} "
         "ORDER BY paper_id, topic, kind, target",
         params,
     )
     return [Relation(**dict(r)) for r in rows]
 
 
-def load_items(conn: sqlite3.Connection, table: str) -> list[Item]:
-    """Gaps or conflicts, by id."""
-    if table not in ("gaps", "conflicts"):
-        raise ValueError(f"not a table of gaps or conflicts: {table}")
-    rows = conn.execute(f"SELECT id, topic, text, status, source FROM {table} ORDER BY id")
-    return [Item(**dict(r)) for r in rows]
+def load_gaps(conn: sqlite3.Connection) -> list[Gap]:
+    """Every gap, by id."""
+    rows = conn.execute("SELECT id, topic, text, status, source FROM gaps ORDER BY id")
+    return [Gap(**dict(r)) for r in rows]
+
+
+def load_conflicts(conn: sqlite3.Connection) -> list[Conflict]:
+    """Every conflict, by id."""
+    rows = conn.execute("SELECT id, topic, text, status, source FROM conflicts ORDER BY id")
+    return [Conflict(**dict(r)) for r in rows]
 
 
 def load_entities(conn: sqlite3.Connection, settings: Settings) -> list[EntityInfo]:
@@ -336,7 +290,7 @@ def load_entities(conn: sqlite3.Connection, settings: Settings) -> list[EntityIn
     return [EntityInfo(e.slug, e.name, e.kind, tuple(e.aliases)) for e in configured]
 
 
-def untracked_config_gaps(settings: Settings, gaps: list[Item]) -> list[tuple[str, str]]:
+def untracked_config_gaps(settings: Settings, gaps: list[Gap]) -> list[tuple[str, str]]:
     """(topic, text) of gaps declared in the config but not yet in the store."""
     stored = {(g.topic, g.text) for g in gaps}
     return [

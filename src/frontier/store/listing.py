@@ -7,8 +7,8 @@ from dataclasses import asdict
 from typing import Any
 
 from frontier.config import Settings
+from frontier.model import Gap
 from frontier.store.kb import (
-    Item,
     load_claims,
     load_entities,
     load_papers,
@@ -42,7 +42,7 @@ def papers_data(conn: sqlite3.Connection, topic: str | None = None) -> list[dict
                 "title": paper.title,
                 "date": paper.date,
                 "kind": paper.kind,
-                "abstract": paper.abstract,
+                "abstract": paper.abstract or "",
                 "topics": topics,
                 "out_of_field": bool(rows) and not topics,
                 "triage": rows,
@@ -134,7 +134,7 @@ def entities_data(conn: sqlite3.Connection, settings: Settings) -> list[dict[str
     ]
 
 
-def untracked_gaps(settings: Settings, stored: list[Item]) -> list[dict[str, Any]]:
+def untracked_gaps(settings: Settings, stored: list[Gap]) -> list[dict[str, Any]]:
     """Gaps the config declares that curation has not stored yet: no id, no papers."""
     empty = {"id": None, "status": "open", "source": "config", "created_at": None}
     return [

@@ -7,12 +7,10 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Literal
 
-from frontier.extract.chunk import Chunk
-from frontier.extract.sections import Section
+from frontier.model import Chunk, Section, SourceRecord
 from frontier.sources.ids import normalize_title, text_content_id
-from frontier.sources.records import SourceRecord
 from frontier.store.db import now, transaction
-from frontier.store.source_fields import apply_source_changes, note_field_digests, paper_of_source
+from frontier.store.source_fields import apply_source_changes, note_field_hashes, paper_of_source
 from frontier.store.vectors import PaperVectors, save_vectors_of_paper
 
 Outcome = Literal["stored", "updated", "duplicate"]
@@ -81,8 +79,8 @@ def paper_with_content(conn: sqlite3.Connection, content_hash: str) -> str | Non
     return None if row is None else str(row[0])
 
 
-def _hash_id(digest: str) -> str:
-    return f"h:{digest[:16]}"
+def _hash_id(hex_hash: str) -> str:
+    return f"h:{hex_hash[:16]}"
 
 
 def new_paper_id(record: SourceRecord, content_hash: str | None) -> str:
@@ -350,7 +348,7 @@ def _note_source(
         (paper_id, record.source, record.source_ref, content_hash, now()),
     )
     if _reads_source_fields(record, fulltext):
-        note_field_digests(conn, paper_id, record)
+        note_field_hashes(conn, paper_id, record)
 
 
 def _iso(value: object) -> str | None:

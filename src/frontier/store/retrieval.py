@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from frontier.model import TitledChunk
+
 
 def embedding_coverage(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
     """(chunks with a vector from `model`, all chunks)."""
@@ -31,18 +33,18 @@ def chunk_locations(
     }
 
 
-def chunks_with_titles(conn: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, sqlite3.Row]:
-    """Rows (id, paper_id, page, section, text, title) of the chunks that exist, by id."""
+def chunks_with_titles(conn: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, TitledChunk]:
+    """The chunks that exist, with their paper's title, by id."""
     if not chunk_ids:
         return {}
     marks = ",".join("?" * len(chunk_ids))
+    rows = conn.execute(
+        f"SELECT c.id, c.paper_id, p.title, c.page, c.section, c.text FROM chunks c "
+        f"JOIN papers p ON p.id = c.paper_id WHERE c.id IN ({marks})",
+        chunk_ids,
+    )
     return {
-        row["id"]: row
-        for row in conn.execute(
-            f"SELECT c.id, c.paper_id, c.page, c.section, c.text, p.title FROM chunks c "
-            f"JOIN papers p ON p.id = c.paper_id WHERE c.id IN ({marks})",
-            chunk_ids,
-        )
+        row[0]: TitledChunk(row[0], row[1], row[2], row[3], row[4] or "", row[5]) for row in rows
     }
 
 

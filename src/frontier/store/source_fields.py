@@ -1,7 +1,7 @@
 """Followed sources: a library its user edits (Zotero) names each item for good, so reading it
 again finds the paper by that name and updates the descriptive fields the library changed since
-it was last read, and nothing else. What the source said is kept as one short digest per field
-on its `paper_sources` row."""
+it was last read, and nothing else. What the source said is kept as one short hash per field
+on its `paper_sources` row (column `field_digests`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import hashlib
 import json
 import sqlite3
 
+from frontier.model import SourceRecord
 from frontier.sources.ids import normalize_title
-from frontier.sources.records import SourceRecord
 
 # the descriptive fields a followed source may change; ids (arXiv id, DOI) are only ever filled,
 # never replaced, since the paper's id and full text were chosen by them
@@ -25,8 +25,8 @@ def _value(record: SourceRecord, name: str) -> str | list[str] | None:
     return value or None
 
 
-def field_digests(record: SourceRecord) -> dict[str, str]:
-    """A short digest of each followed field as the record gives it."""
+def field_hashes(record: SourceRecord) -> dict[str, str]:
+    """A short hash of each followed field as the record gives it."""
     return {
         name: hashlib.sha256(json.dumps(_value(record, name)).encode()).hexdigest()[:16]
         for name in FOLLOWED_FIELDS
@@ -43,7 +43,7 @@ def paper_of_source(conn: sqlite3.Connection, record: SourceRecord) -> str | Non
     return None if row is None else str(row[0])
 
 
-def _digests_seen(conn: sqlite3.Connection, paper_id: str, record: SourceRecord) -> dict[str, str]:
+def _hashes_seen(conn: sqlite3.Connection, paper_id: str, record: SourceRecord) -> dict[str, str]:
     row = conn.execute(
         "SELECT field_digests FROM paper_sources WHERE paper_id = ? AND source = ? AND source_ref = ?",
         (paper_id, record.source, record.source_ref),
@@ -54,10 +54,10 @@ def _digests_seen(conn: sqlite3.Connection, paper_id: str, record: SourceRecord)
 def changed_fields(conn: sqlite3.Connection, paper_id: str, record: SourceRecord) -> list[str]:
     """The followed fields the source changed since it was last read into this paper: none the
     first time; a field the source emptied is kept as stored, and so is a provisional title."""
-    seen = _digests_seen(conn, paper_id, record)
+    seen = _hashes_seen(conn, paper_id, record)
     if not seen:
         return []
-    now = field_digests(record)
+    now = field_hashes(record)
     return [
         name
         for name in FOLLOWED_FIELDS
@@ -85,10 +85,10 @@ def apply_source_changes(
     return changed
 
 
-def note_field_digests(conn: sqlite3.Connection, paper_id: str, record: SourceRecord) -> None:
+def note_field_hashes(conn: sqlite3.Connection, paper_id: str, record: SourceRecord) -> None:
     """Remember what the followed source says now, for the next reading to compare with."""
     conn.execute(
         "UPDATE paper_sources SET field_digests = ? WHERE paper_id = ? AND source = ? "
         "AND source_ref = ?",
-        (json.dumps(field_digests(record)), paper_id, record.source, record.source_ref),
+        (json.dumps(field_hashes(record)), paper_id, record.source, record.source_ref),
     )

@@ -5,12 +5,14 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 
+from frontier.model import Chunk, Paper, StoredMap
 from frontier.store.db import now, transaction
+from frontier.store.kb import CHUNK_COLUMNS, PAPER_COLUMNS, chunk_from_row, paper_from_row
 
 
 def select_papers(
     conn: sqlite3.Connection, topic: str | None, since: str | None, limit: int
-) -> list[sqlite3.Row]:
+) -> list[Paper]:
     """The newest `limit` papers of the topic (or of every topic), returned oldest first."""
     clauses, params = ["1 = 1"], []
     if topic:
@@ -22,11 +24,12 @@ def select_papers(
         clauses.append("published >= ?")  # an unknown date is never new since anything
         params.append(since)
     rows = conn.execute(
-        f"SELECT id, title, abstract, published AS date "
-        f"FROM papers WHERE {' AND '.join(clauses)} ORDER BY date DESC, id LIMIT ?",
+        f"SELECT {PAPER_COLUMNS} "
+        f"FROM papers WHERE {' AND '.join(clauses)} ORDER BY published DESC, id LIMIT ?",
         [*params, limit],
-    ).fetchall()
-    return sorted(rows, key=lambda row: (row["date"] or "", row["id"]))
+    )
+    papers = [paper_from_row(row) for row in rows]
+    return sorted(papers, key=lambda paper: (paper.published or "", paper.id))
 
 
 def verified_claim_pages(conn: sqlite3.Connection, paper_id: str) -> set[int]:
@@ -39,13 +42,13 @@ def verified_claim_pages(conn: sqlite3.Connection, paper_id: str) -> set[int]:
     }
 
 
-def full_text_chunks(conn: sqlite3.Connection, paper_id: str) -> list[sqlite3.Row]:
-    """A paper's chunks that sit on a page (id, page, section, text), in reading order."""
-    return conn.execute(
-        "SELECT id, page, section, text FROM chunks WHERE paper_id = ? AND page IS NOT NULL "
-        "ORDER BY ord",
+def full_text_chunks(conn: sqlite3.Connection, paper_id: str) -> list[Chunk]:
+    """A paper's chunks that sit on a page, in reading order."""
+    rows = conn.execute(
+        f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE paper_id = ? AND page IS NOT NULL ORDER BY ord",
         (paper_id,),
-    ).fetchall()
+    )
+    return [chunk_from_row(row) for row in rows]
 
 
 def replace_map(
@@ -73,11 +76,33 @@ def replace_map(
     return int(cursor.lastrowid or 0)
 
 
-def stored_maps(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+# the columns a StoredMap is read from
+MAP_COLUMNS = "id, run_id, topic, since, path, content, bundle, model, prompt_version, at"
+
+
+def map_from_row(row: sqlite3.Row) -> StoredMap:
+    """A StoredMap from a row of MAP_COLUMNS."""
+    return StoredMap(
+        id=row["id"],
+        run_id=row["run_id"],
+        topic=row["topic"],
+        since=row["since"],
+        path=row["path"],
+        content=row["content"],
+        bundle=row["bundle"],
+        model=row["model"],
+        prompt_version=row["prompt_version"],
+        at=row["at"],
+    )
+
+
+def stored_maps(conn: sqlite3.Connection) -> list[StoredMap]:
     """The latest map written to each path."""
-    return conn.execute(
-        "SELECT * FROM maps WHERE id IN (SELECT max(id) FROM maps GROUP BY path) ORDER BY path"
-    ).fetchall()
+    rows = conn.execute(
+        f"SELECT {MAP_COLUMNS} FROM maps "
+        "WHERE id IN (SELECT max(id) FROM maps GROUP BY path) ORDER BY path"
+    )
+    return [map_from_row(row) for row in rows]
 
 
 def triage_topic_counts(conn: sqlite3.Connection, paper_ids: list[str]) -> Counter[str]:

@@ -89,25 +89,25 @@ def _u(fact: ClaimFact) -> str:
 def load_facts(conn: sqlite3.Connection) -> list[ClaimFact]:
     """Verified claims with a metric family and a value, oldest paper first."""
     facts = []
-    for r in verified_claims(conn):
-        family = metric_family(r["metric"], r["quote"])
-        if not family or r["value"] is None:
+    for claim in verified_claims(conn):
+        family = metric_family(claim.metric, claim.quote)
+        if not family or claim.value is None:
             continue
         facts.append(
             ClaimFact(
-                r["id"],
-                r["paper_id"],
-                r["date"] or "",
-                r["topic"] or "",
+                claim.id,
+                claim.paper_id,
+                claim.date,
+                claim.topic,
                 family,
-                unit_class(r["unit"], r["value_text"]),
-                r["unit"] or "",
-                r["value"],
-                r["value_text"],
-                setting_of(r["quote"]),
-                stated_direction(r["quote"]),
-                r["page"],
-                r["quote"],
+                unit_class(claim.unit, claim.value_text),
+                claim.unit,
+                claim.value,
+                claim.value_text,
+                setting_of(claim.quote),
+                stated_direction(claim.quote),
+                claim.page,
+                claim.quote,
             )
         )
     return facts

@@ -13,7 +13,8 @@ from frontier.curate.claims import system_names
 from frontier.curate.entry import contribution_sentences
 from frontier.curate.spans import propose
 from frontier.curate.support import is_prose, plain_math
-from frontier.store.claims import Claim, headline_claims
+from frontier.model import Chunk, Claim
+from frontier.store.claims import headline_claims
 from frontier.store.synthesis import full_text_chunks
 from frontier.synthesize.bundle import Bundle, Source
 from frontier.text import prose_sentences
@@ -105,7 +106,7 @@ def _result_sentences(number: int, abstract: str, names: list[str]) -> list[Quot
     return found[:2]
 
 
-def open_problems(number: int, chunks: list[sqlite3.Row]) -> list[Quote]:
+def open_problems(number: int, chunks: list[Chunk]) -> list[Quote]:
     """Sentences where the paper says what it leaves open: in its closing sections (limitations,
     discussion, future work, conclusion) a stated limitation or future work, elsewhere only a
     plain 'left to future work' of its own; never a sentence about others' work. A short
@@ -114,11 +115,11 @@ def open_problems(number: int, chunks: list[sqlite3.Row]) -> list[Quote]:
     found: list[Quote] = []
     seen: set[str] = set()
     for chunk in chunks:
-        section = chunk["section"] or ""
+        section = chunk.section or ""
         if _BACKGROUND.search(section):
             continue
         closing = bool(_CLOSING.search(section))
-        sentences = prose_sentences(plain_math(chunk["text"]))
+        sentences = prose_sentences(plain_math(chunk.text))
         for i, sentence in enumerate(sentences):
             if sentence.lower() in seen or not _states_open(sentence, closing):
                 continue
@@ -128,7 +129,7 @@ def open_problems(number: int, chunks: list[sqlite3.Row]) -> list[Quote]:
                     continue  # what 'this' is stands outside the chunk, or is others' work
                 text = f"{sentences[i - 1]} {sentence}"
             seen.add(sentence.lower())
-            found.append(Quote(text, number, chunk["page"]))
+            found.append(Quote(text, number, chunk.page))
     return found[:_MAX_PROBLEMS]
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from frontier.store.kb import EntityInfo
+from frontier.model import EntityInfo
 
 # canonical name -> other spellings; a canonical name is also an alias of itself
 KNOWN_NAMES: dict[str, tuple[str, ...]] = {

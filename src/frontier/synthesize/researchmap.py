@@ -18,8 +18,8 @@ from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import LLMFailure, Usage
+from frontier.model import Claim, Paper
 from frontier.store.claim_text import phrase_claim
-from frontier.store.claims import Claim
 from frontier.store.model_checks import recent_checks, record_checks
 from frontier.store.retrieval import paper_dates
 from frontier.synthesize.ask import budget_for
@@ -27,7 +27,8 @@ from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import check_citations, check_numbers, cited_numbers
 from frontier.synthesize.extracts import LEVERS, OTHER_LEVER, PaperFacts, lever, paper_facts
 from frontier.synthesize.grounding import Dropped, check_sentences
-from frontier.synthesize.papers import DIGEST_TOKENS, paper_bundle
+from frontier.synthesize.papers import SUMMARY_TOKENS as DIGEST_TOKENS
+from frontier.synthesize.papers import paper_bundle
 from frontier.synthesize.themes import contains_phrase, group, key_phrase, name_misfit
 from frontier.text import WordStyle, fold_space, split_words
 
@@ -162,7 +163,7 @@ async def write_map(
     llm: LLM,
     embedder: Embedder,
     field_name: str,
-    papers: list[sqlite3.Row],
+    papers: list[Paper],
     *,
     think: bool = False,
     model_mode: str = "auto",
@@ -174,7 +175,7 @@ async def write_map(
     rmap.prompt_tag = prompt.tag
     if not papers:
         return rmap
-    facts = paper_facts(conn, rmap.bundle, {p["id"]: p["abstract"] or "" for p in papers})
+    facts = paper_facts(conn, rmap.bundle, {p.id: p.abstract or "" for p in papers})
     rmap.papers = [_paper_line(f) for f in facts]
     _add_themes(rmap, facts, embedder)
     rmap.chronology = chronology(rmap.bundle)

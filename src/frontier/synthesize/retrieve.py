@@ -204,21 +204,21 @@ class Retriever:
         similarity: dict[int, float],
     ) -> list[Passage]:
         chunk_ids = [unit.chunk_id for unit in units]
-        rows = chunks_with_titles(self.conn, chunk_ids)
+        chunks = chunks_with_titles(self.conn, chunk_ids)
         return [
             Passage(
                 chunk_id,
-                rows[chunk_id]["paper_id"],
-                rows[chunk_id]["title"],
-                rows[chunk_id]["page"],
-                rows[chunk_id]["section"],
-                rows[chunk_id]["text"],
+                chunks[chunk_id].paper_id,
+                chunks[chunk_id].title,
+                chunks[chunk_id].page,
+                chunks[chunk_id].section,
+                chunks[chunk_id].text,
                 round(scores[unit], 6),
                 ranks.get(unit, {}),
                 round(similarity[chunk_id], 4) if chunk_id in similarity else None,
             )
             for unit, chunk_id in zip(units, chunk_ids, strict=True)
-            if chunk_id in rows
+            if chunk_id in chunks
         ]
 
 

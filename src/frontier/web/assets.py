@@ -17,7 +17,7 @@ from frontier.web.links import site_file
 
 if TYPE_CHECKING:
     from frontier.web.server_state import ServerState
-    from frontier.web.site import SiteBuild
+    from frontier.web.site_build import SiteBuild
 
 STATIC_FILES = ("style.css", "claims.js", "search.js")  # packaged; the site adds its index
 SEARCH_INDEX = "search-index.js"
@@ -55,7 +55,7 @@ def search_index(ctx: Context) -> str:
     docs = []
     for paper in ctx.kb.papers.values():
         entries = " ".join(e.text for e in ctx.kb.entries_of(paper.id))
-        text = " ".join([paper.title, " ".join(paper.authors), paper.abstract, entries])
+        text = " ".join([paper.title, " ".join(paper.authors), paper.abstract or "", entries])
         url = site_file("paper", paper.id)
         docs.append({"title": paper.title, "url": url, "date": paper.date, "text": text.lower()})
     data = json.dumps(docs, ensure_ascii=True)

@@ -11,18 +11,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from frontier.config import Settings
+from frontier.model import ConflictEvidence, Relation
 from frontier.render.common import Context
 from frontier.render.digest import WITH_EVIDENCE, Digest, ItemNews, Period, build_digest
 from frontier.render.digest import relation_label as label
 from frontier.render.digest_page import CHANGE_TITLES, NO_NEW_PAPER, stored_intro, stored_title
 from frontier.store.digests import StoredDigest, stored_digests
-from frontier.store.kb import ConflictEvidence, Relation
 from frontier.web.base import NotFound, View
 from frontier.web.views import entry_row, papers_of
 
 if TYPE_CHECKING:
     from frontier.web.server_state import ServerState
-    from frontier.web.site import SiteBuild
+    from frontier.web.site_build import SiteBuild
 
 DIGESTS_SHOWN = 10  # whole on the list page; each digest also has a page of its own
 

@@ -21,7 +21,7 @@ from frontier.web.templating import render
 
 if TYPE_CHECKING:
     from frontier.web.server_state import ServerState
-    from frontier.web.site import SiteBuild
+    from frontier.web.site_build import SiteBuild
 
 FEED_ENTRIES = 30  # the newest digests; older ones stay on the digest pages
 FEED_TITLE = "What changed"

@@ -3,31 +3,25 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from markupsafe import Markup, escape
+
 from frontier.render.common import entity_path, frontier_path, safe_name, source_path, topic_path
 from frontier.render.digest_page import digest_path
+from frontier.web.addresses import address
 
-
-@cache
-def _paths() -> dict[str, str]:
-    """The path of each page of PAGES, by name."""
-    # imported here, not above: the pages table names the views, and the views make links
-    from frontier.web.pages import PAGES
-
-    return {page.name: page.path for page in PAGES}
+_CITATION = re.compile(r"\[(\d{1,6})\]")
+Source = dict[str, Any]  # number, paper_id, title, date, pages (as a bundle stores it)
 
 
 def page_path(name: str, *args: object) -> str:
     """The page's path without a suffix, e.g. `paper/2309.06180/page/4` ('' is the home page)."""
-    paths = _paths()
-    if name not in paths:
-        raise ValueError(f"no such page: {name}")
-    return paths[name].format(*args)
+    return address(name).path.format(*args)
 
 
 def site_file(name: str, *args: object) -> str:
@@ -91,3 +85,25 @@ def quote_link(result: Any, links: Links | None = None, pages: int | None = None
     if claim.page and (pages is None or claim.page <= pages):
         return links.url("page", claim.paper_id, claim.page, claim=claim.id)
     return links.url("paper", claim.paper_id)
+
+
+def link_citations(
+    text: str, sources: Mapping[int, Source], url: Callable[..., str], to_page: bool = False
+) -> Markup:
+    """Model text as HTML: escaped first, then each [n] naming a source becomes a link to the
+    paper (or to the source's first page); a number outside the sources stays plain text."""
+    escaped = str(escape(text))
+
+    def link(match: re.Match[str]) -> str:
+        source = sources.get(int(match.group(1)))
+        if source is None:
+            return match.group(0)
+        href = url("paper", source["paper_id"])
+        if to_page and source["pages"]:
+            href = url("page", source["paper_id"], source["pages"][0])
+        return (
+            f'<a class="cite" href="{escape(href)}" title="{escape(source["title"])}">'
+            f"[{source['number']}]</a>"
+        )
+
+    return Markup(_CITATION.sub(link, escaped))

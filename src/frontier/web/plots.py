@@ -11,8 +11,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from frontier.model import Claim
 from frontier.render.common import Context
-from frontier.store.claims import Claim
 from frontier.web import svg
 
 SPEEDUP_UNITS = {"×", "x", "X"}

@@ -32,7 +32,7 @@ from frontier.web.links import Links, quote_link
 
 if TYPE_CHECKING:
     from frontier.web.server_state import ServerState
-    from frontier.web.site import SiteBuild
+    from frontier.web.site_build import SiteBuild
 
 RESULT_FILTERS = ("metric", "baseline", "model", "hardware", "topic")
 TABLES_KEPT = 32  # filtered tables kept per loaded KB: readers page through a few at a time

@@ -4,18 +4,17 @@ shows; for the maps, how the server answers them and what the static site writes
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import Response
 
+from frontier.model import StoredMap
 from frontier.render.common import Context
-from frontier.store.browse import map_row, map_rows
+from frontier.store.browse import load_map, map_rows
 from frontier.synthesize.ask import Answer
 from frontier.synthesize.presets import PRESETS
 from frontier.web.base import NotFound, View
@@ -23,53 +22,30 @@ from frontier.web.numbers import path_number
 
 if TYPE_CHECKING:
     from frontier.web.server_state import ServerState
-    from frontier.web.site import SiteBuild
+    from frontier.web.site_build import SiteBuild
 
-_CITATION = re.compile(r"\[(\d{1,6})\]")
 Source = dict[str, Any]  # number, paper_id, title, date, pages (as a bundle stores it)
-
-
-def link_citations(
-    text: str, sources: Mapping[int, Source], url: Callable[..., str], to_page: bool = False
-) -> Markup:
-    """Model text as HTML: escaped first, then each [n] naming a source becomes a link to the
-    paper (or to the source's first page); a number outside the sources stays plain text."""
-    escaped = str(escape(text))
-
-    def link(match: re.Match[str]) -> str:
-        source = sources.get(int(match.group(1)))
-        if source is None:
-            return match.group(0)
-        href = url("paper", source["paper_id"])
-        if to_page and source["pages"]:
-            href = url("page", source["paper_id"], source["pages"][0])
-        return (
-            f'<a class="cite" href="{escape(href)}" title="{escape(source["title"])}">'
-            f"[{source['number']}]</a>"
-        )
-
-    return Markup(_CITATION.sub(link, escaped))
 
 
 MAX_ROW_ID = 2**63 - 1
 
 
-def stored_map(conn: sqlite3.Connection, map_id: int) -> sqlite3.Row:
+def stored_map(conn: sqlite3.Connection, map_id: int) -> StoredMap:
     """The stored map, or the page's 404 (also for an id no SQLite integer can hold)."""
-    row = map_row(conn, map_id) if 0 <= map_id <= MAX_ROW_ID else None
-    if row is None:
+    stored = load_map(conn, map_id) if 0 <= map_id <= MAX_ROW_ID else None
+    if stored is None:
         raise NotFound(f"No research map {map_id}.")
-    return row
+    return stored
 
 
 def maps_view(ctx: Context, rows: list[dict[str, Any]]) -> View:
     return View("maps.html", "Research maps", {"maps": rows})
 
 
-def map_view(ctx: Context, row: sqlite3.Row) -> View:
+def map_view(ctx: Context, stored: StoredMap) -> View:
     """One stored map: overview, themes, chronology, open problems, takeaways and its bundle."""
-    content = json.loads(row["content"])
-    sources = {s["number"]: s for s in json.loads(row["bundle"])}
+    content = json.loads(stored.content)
+    sources = {s["number"]: s for s in json.loads(stored.bundle)}
     said = {p["number"]: p["contribution"] for p in content.get("papers", [])}
 
     def members(numbers: list[int]) -> list[Source]:
@@ -92,8 +68,8 @@ def map_view(ctx: Context, row: sqlite3.Row) -> View:
 
     takeaways = items(content["takeaways"])
     data = {
-        "map": row,
-        "topic": ctx.topic_title(row["topic"]) if row["topic"] else "all topics",
+        "map": stored,
+        "topic": ctx.topic_title(stored.topic) if stored.topic else "all topics",
         "content": content,
         "usage": content.get("usage", {}),
         "sources": sources,
@@ -106,7 +82,7 @@ def map_view(ctx: Context, row: sqlite3.Row) -> View:
             for part in dict.fromkeys(t["group"] for t in takeaways)
         ],
     }
-    title = f"Research map: {data['topic']} ({row['at'][:10]})"
+    title = f"Research map: {data['topic']} ({stored.at[:10]})"
     return View("map.html", title, data)
 
 
@@ -114,7 +90,7 @@ def map_cited_pages(conn: sqlite3.Connection) -> set[tuple[str, int]]:
     """(paper, page) of every page the bundle of a listed map names."""
     pages: set[tuple[str, int]] = set()
     for row in map_rows(conn):
-        for source in json.loads(stored_map(conn, row["id"])["bundle"]):
+        for source in json.loads(stored_map(conn, row["id"]).bundle):
             pages.update((source["paper_id"], page) for page in source["pages"])
     return pages
 

@@ -10,9 +10,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from frontier.render.common import Context, quote_parts, value_with_unit
 from frontier.store.claim_text import phrase_claim
 from frontier.synthesize.measurement import family_label
+from frontier.web.addresses import navigation
 from frontier.web.base import View
-from frontier.web.links import Links, VaultLinks
-from frontier.web.synthesis_views import link_citations
+from frontier.web.links import Links, VaultLinks, link_citations
 
 
 @cache
@@ -34,9 +34,6 @@ def environment() -> Environment:
 
 def render(view: View, ctx: Context | None, links: Links | VaultLinks, **extra: Any) -> str:
     """The page's HTML: its template with the view's data and the shared names."""
-    # imported here, not above: the pages table names the views, and the views render
-    from frontier.web.pages import navigation
-
     names: dict[str, Any] = {
         "title": view.title,
         "url": links.url,

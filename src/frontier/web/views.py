@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
@@ -14,10 +14,10 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from frontier.model import Claim, GapOrConflict, Paper, Relation
 from frontier.render.common import Context, stance
 from frontier.store.browse import cited_pages, page_count, page_counts, read_only
-from frontier.store.claims import Claim
-from frontier.store.kb import Item, Paper, Relation, untracked_config_gaps
+from frontier.store.kb import untracked_config_gaps
 from frontier.store.queries import page_text
 from frontier.store.status import StatusError, gap_topic, move_gap
 from frontier.synthesize.retrieve import search_papers
@@ -30,7 +30,7 @@ from frontier.web.synthesis_views import map_cited_pages
 
 if TYPE_CHECKING:
     from frontier.web.server_state import ServerState
-    from frontier.web.site import SiteBuild
+    from frontier.web.site_build import SiteBuild
 
 HEADLINE_CLAIMS = 3
 CLAIM_SORTS = ("newest", "value_desc", "value_asc")
@@ -101,7 +101,7 @@ def frontier_view(ctx: Context, slug: str) -> View:
     return View("frontier.html", f"Frontier: {topic.title}", data)
 
 
-def _bearing(ctx: Context, kind: str, items: list[Item]) -> list[dict[str, Any]]:
+def _bearing(ctx: Context, kind: str, items: Sequence[GapOrConflict]) -> list[dict[str, Any]]:
     return [
         {"item": item, "papers": papers_of(ctx, ctx.kb.relations_to(kind, str(item.id)))}
         for item in items

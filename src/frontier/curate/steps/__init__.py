@@ -4,19 +4,19 @@ step is a module here and a row in STEPS."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.steps import claims, entries, firsts, relations, triage, vectors
+from frontier.model import Paper
 
 
 @dataclass(frozen=True)
 class Step:
     name: str
-    run: Callable[[Context, list[sqlite3.Row]], Coroutine[Any, Any, None]]
+    run: Callable[[CurationContext, list[Paper]], Coroutine[Any, Any, None]]
     # no later step reads what it writes: it runs in a thread of its own (own connection, own
     # single-threaded embedder) beside the steps after it, and curate waits for it at the end
     alongside: bool = False

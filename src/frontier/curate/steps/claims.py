@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from frontier.config import Settings
@@ -18,14 +17,14 @@ from frontier.curate.claims import (
     system_names,
     with_setup,
 )
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.spans import Proposal, setup_names
 from frontier.curate.stamps import Stamps
 from frontier.curate.support import plain_math
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
+from frontier.model import Claim, Paper
 from frontier.store import curation as store
-from frontier.store.claims import Claim
 
 
 def claims_key(
@@ -34,14 +33,14 @@ def claims_key(
     limit: int,
     aliases: dict[str, list[str]],
 ) -> str:
-    return store.digest(chunks, prompt_tag, limit, TYPING_VERSION, aliases)
+    return store.stable_hash(chunks, prompt_tag, limit, TYPING_VERSION, aliases)
 
 
 def claims_quick_key(
     text_version: int, prompt_tag: str, limit: int, aliases: dict[str, list[str]]
 ) -> str:
     """The claims key with the paper's text version in place of its chunks."""
-    return store.digest("claims", text_version, prompt_tag, limit, TYPING_VERSION, aliases)
+    return store.stable_hash("claims", text_version, prompt_tag, limit, TYPING_VERSION, aliases)
 
 
 def entity_aliases(settings: Settings) -> dict[str, list[str]]:
@@ -55,7 +54,7 @@ def entity_aliases(settings: Settings) -> dict[str, list[str]]:
 
 @dataclass
 class _PaperClaims:
-    paper: sqlite3.Row
+    paper: Paper
     key: str
     quick: str
     typed: list[tuple[Claim, Proposal]]
@@ -63,12 +62,12 @@ class _PaperClaims:
 
 
 def _type_paper(
-    ctx: Context, paper: sqlite3.Row, chunks: list[tuple[int | None, str, str]]
+    ctx: CurationContext, paper: Paper, chunks: list[tuple[int | None, str, str]]
 ) -> list[tuple[Claim, Proposal]]:
     """Every number sentence of the paper, typed by code."""
     aliases = entity_aliases(ctx.settings)
-    pages = {n: plain_math(text) for n, text in store.pages_of(ctx.conn, paper["id"])}
-    abstract = plain_math(paper["abstract"] or "")
+    pages = {n: plain_math(text) for n, text in store.pages_of(ctx.conn, paper.id)}
+    abstract = plain_math(paper.abstract or "")
     typed = []
     for candidate in find_candidates([(p, s, plain_math(t)) for p, s, t in chunks]):
         text = pages.get(candidate.page) if candidate.page else abstract
@@ -81,7 +80,7 @@ def _choice_jobs(todo: list[_PaperClaims], limit: int) -> list[tuple[_PaperClaim
     among those where code proposes more than one span for a field."""
     jobs = []
     for item in todo:
-        names = system_names(item.paper["title"], item.paper["abstract"] or "")
+        names = system_names(item.paper.title, item.paper.abstract or "")
         order = sorted(
             range(len(item.typed)), key=lambda i: -headline_score(item.typed[i][0], names)
         )
@@ -90,21 +89,21 @@ def _choice_jobs(todo: list[_PaperClaims], limit: int) -> list[tuple[_PaperClaim
     return jobs
 
 
-async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
+async def claims_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("claim")
     limit = ctx.settings.curate.max_claims_per_paper
     aliases = entity_aliases(ctx.settings)
     stamps = Stamps(ctx.conn, "claims")
     todo: list[_PaperClaims] = []
     for paper in papers:
-        if not store.topics_of(ctx.conn, paper["id"]):
+        if not store.topics_of(ctx.conn, paper.id):
             continue
-        quick = claims_quick_key(paper["text_version"], prompt.tag, limit, aliases)
-        if stamps.quick_match(paper["id"], quick):
+        quick = claims_quick_key(paper.text_version, prompt.tag, limit, aliases)
+        if stamps.quick_match(paper.id, quick):
             continue
-        chunks = store.chunks_of(ctx.conn, paper["id"])
+        chunks = store.chunks_of(ctx.conn, paper.id)
         key = claims_key(chunks, prompt.tag, limit, aliases)
-        if stamps.changed(paper["id"], quick, key):
+        if stamps.changed(paper.id, quick, key):
             typed = _type_paper(ctx, paper, chunks)
             setup = setup_names(chunks, aliases)
             todo.append(_PaperClaims(paper, key, quick, typed, setup))
@@ -113,26 +112,26 @@ async def claims_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     async def choose(job: tuple[_PaperClaims, int]) -> Claim:
         item, i = job
         claim, proposal = item.typed[i]
-        return await choose_spans(ctx.llm, prompt, item.paper["title"], claim, proposal)
+        return await choose_spans(ctx.llm, prompt, item.paper.title, claim, proposal)
 
     jobs = _choice_jobs(todo, limit)
     results = await ctx.bounded(jobs, choose, "claims") if jobs else []
     failed: set[str] = set()
     for (item, i), result in zip(jobs, results, strict=True):
         if isinstance(result, LLMFailure):
-            failed.add(item.paper["id"])
-            ctx.failures.append((item.paper["id"], "claims", str(result)))
+            failed.add(item.paper.id)
+            ctx.failures.append((item.paper.id, "claims", str(result)))
         else:
             item.typed[i] = (result, item.typed[i][1])
     for item in todo:
-        if item.paper["id"] in failed:
+        if item.paper.id in failed:
             continue
         paper = item.paper
-        own = system_names(paper["title"], paper["abstract"] or "")
+        own = system_names(paper.title, paper.abstract or "")
         gated = [gate(c, own) for c, _ in item.typed]
-        claims = mark_headlines(gated, paper["title"], paper["abstract"] or "")
+        claims = mark_headlines(gated, paper.title, paper.abstract or "")
         claims = [with_setup(c, item.setup) for c in claims]
-        store.save_claims(ctx.conn, item.paper["id"], claims, item.key, ctx.run_id, item.quick)
+        store.save_claims(ctx.conn, item.paper.id, claims, item.key, ctx.run_id, item.quick)
         ctx.bump("claims", len(claims))
         ctx.bump("claims:verified", sum(c.verified for c in claims))
         ctx.bump("claims:headline", sum(c.headline for c in claims))

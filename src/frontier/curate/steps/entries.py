@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import asdict
+from typing import Any
 
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.earned import close_gate, open_gate
 from frontier.curate.entry import (
     CHECK_VERSION,
@@ -14,14 +16,14 @@ from frontier.curate.entry import (
     entry_text,
     what_it_is,
 )
-from frontier.curate.relations import Relation
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
+from frontier.model import Claim, Paper, Relation
 from frontier.store import curation as store
-from frontier.store.claims import Claim, claims_of
+from frontier.store.claims import claims_of
 
 # a paper, a topic of it, its verified claims and relations there, and the entry's key
-_Job = tuple[sqlite3.Row, str, list[Claim], list[Relation], str]
+_Job = tuple[Paper, str, list[Claim], list[Relation], str]
 
 
 def verified_claims(conn: sqlite3.Connection, paper_id: str) -> list[Claim]:
@@ -33,17 +35,17 @@ def entity_names(conn: sqlite3.Connection) -> dict[str, str]:
 
 
 def relations_for_entry(conn: sqlite3.Connection, paper_id: str, topic: str) -> list[Relation]:
-    return [
-        Relation(
-            r["kind"], r["target"], r["detail"], r["evidence"], r["stage"], r["page"], r["how"]
-        )
-        for r in store.relations_of(conn, paper_id, topic)
-    ]
+    return store.relations_of(conn, paper_id, topic)
+
+
+def _as_found(relation: Relation) -> dict[str, Any]:
+    """A relation as curation found it: the paper and topic it is filed under are the entry's."""
+    return {k: v for k, v in asdict(relation).items() if k not in ("paper_id", "topic")}
 
 
 def entry_key(
     prompt_tag: str,
-    paper: sqlite3.Row,
+    paper: Paper,
     topic: str,
     claims: list[Claim],
     relations: list[Relation],
@@ -51,38 +53,38 @@ def entry_key(
 ) -> str:
     """What an entry depends on: the paper, its verified claims, its relations and their names."""
     targets = {r.target for r in relations}
-    return store.digest(
+    return store.stable_hash(
         prompt_tag,
         CHECK_VERSION,
-        paper["title"],
-        paper["abstract"],
+        paper.title,
+        paper.abstract,
         topic,
         [c.__dict__ for c in claims],
-        [r.__dict__ for r in relations],
+        [_as_found(r) for r in relations],
         {k: v for k, v in names.items() if k.split(":", 1)[1] in targets},
     )
 
 
-async def entries_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
+async def entries_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("entry")
     names = entity_names(ctx.conn)
     jobs: list[_Job] = []
     for paper in papers:
-        claims = verified_claims(ctx.conn, paper["id"])
-        for topic in store.topics_of(ctx.conn, paper["id"]):
-            relations = relations_for_entry(ctx.conn, paper["id"], topic)
+        claims = verified_claims(ctx.conn, paper.id)
+        for topic in store.topics_of(ctx.conn, paper.id):
+            relations = relations_for_entry(ctx.conn, paper.id, topic)
             key = entry_key(prompt.tag, paper, topic, claims, relations, names)
-            if store.entry_hash(ctx.conn, paper["id"], topic) != key:
+            if store.entry_hash(ctx.conn, paper.id, topic) != key:
                 jobs.append((paper, topic, claims, relations, key))
 
     gate = await open_gate(ctx, "entry", prompt.tag, "quoting the abstract")
 
     async def work(job: _Job) -> WhatItIs:
         paper, topic, *_ = job
-        if not paper["abstract"] or not gate.asks():
-            return WhatItIs(contribution_sentences(paper["title"], paper["abstract"] or ""), QUOTED)
+        if not paper.abstract or not gate.asks():
+            return WhatItIs(contribution_sentences(paper.title, paper.abstract or ""), QUOTED)
         title = ctx.settings.topic(topic).title
-        what = await what_it_is(ctx.llm, prompt, ctx.settings.field.name, title, dict(paper))
+        what = await what_it_is(ctx.llm, prompt, ctx.settings.field.name, title, paper)
         gate.checked(what.by != QUOTED)
         return what
 
@@ -90,11 +92,11 @@ async def entries_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
     close_gate(ctx, gate)
     for (paper, topic, claims, relations, key), what in zip(jobs, results, strict=True):
         if isinstance(what, LLMFailure):
-            ctx.failures.append((paper["id"], "entry", str(what)))
+            ctx.failures.append((paper.id, "entry", str(what)))
             continue
         text = entry_text(what, claims, relations, names)
         store.save_entry(
-            ctx.conn, paper["id"], topic, text, what.by, prompt.tag, ctx.run_id, key, what.text
+            ctx.conn, paper.id, topic, text, what.by, prompt.tag, ctx.run_id, key, what.text
         )
         ctx.bump("entries")
 

@@ -6,8 +6,9 @@ import sqlite3
 
 import numpy as np
 
-from frontier.curate.context import Context
-from frontier.curate.relations import Relation, entity_as_named
+from frontier.curate.context import CurationContext
+from frontier.curate.relations import entity_as_named
+from frontier.model import Paper, Relation
 from frontier.store import curation as store
 
 # unit families whose first verified figure in the KB is worth saying
@@ -22,7 +23,7 @@ _FAMILIES = {
 }
 
 
-def counted_relations(ctx: Context, papers: list[sqlite3.Row]) -> None:
+def counted_relations(ctx: CurationContext, papers: list[Paper]) -> None:
     """Recompute every first and coverage relation; papers are walked oldest first."""
     rows: list[tuple[str, str, Relation]] = []
     seen_entities: set[str] = set()
@@ -30,18 +31,18 @@ def counted_relations(ctx: Context, papers: list[sqlite3.Row]) -> None:
     covered: dict[str, set[str]] = {}
     names = {e.slug: e.name for e in ctx.settings.entities}
     for paper in papers:  # already ordered by date, then id
-        topics = store.topics_of(ctx.conn, paper["id"])
+        topics = store.topics_of(ctx.conn, paper.id)
         if not topics:
             continue
-        found = _firsts(ctx.conn, paper["id"], seen_entities, seen_families, names)
+        found = _firsts(ctx.conn, paper.id, seen_entities, seen_families, names)
         for topic in topics:
-            rows += [(paper["id"], topic, r) for r in found]
-            line = _nearest_in_scope(ctx, paper["id"], topic)
+            rows += [(paper.id, topic, r) for r in found]
+            line = _nearest_in_scope(ctx, paper.id, topic)
             if line and line not in covered.setdefault(topic, set()):
                 covered[topic].add(line)
                 rows.append(
                     (
-                        paper["id"],
+                        paper.id,
                         topic,
                         Relation("coverage", line, f"the first entry in {topic} on {line}"),
                     )
@@ -81,7 +82,7 @@ def _firsts(
     return found
 
 
-def _nearest_in_scope(ctx: Context, paper_id: str, topic: str) -> str | None:
+def _nearest_in_scope(ctx: CurationContext, paper_id: str, topic: str) -> str | None:
     indices = [i for i, line in enumerate(ctx.lines) if line.owner == topic and line.kind == "in"]
     if not indices or paper_id not in ctx.vectors:
         return None
@@ -89,5 +90,5 @@ def _nearest_in_scope(ctx: Context, paper_id: str, topic: str) -> str | None:
     return ctx.lines[indices[int(np.argmax(sims))]].text
 
 
-async def run(ctx: Context, papers: list[sqlite3.Row]) -> None:
+async def run(ctx: CurationContext, papers: list[Paper]) -> None:
     counted_relations(ctx, papers)

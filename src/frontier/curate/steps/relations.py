@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from frontier.config import Settings
 from frontier.curate.addresses import (
     Coverage,
-    Part,
+    ItemPart,
     acronym_expansions,
     item_parts,
     own_pages,
@@ -18,11 +18,10 @@ from frontier.curate.addresses import (
     stems_of,
 )
 from frontier.curate.addresses import coverage as parts_held
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.earned import close_gate, open_gate
 from frontier.curate.relations import (
     Evidence,
-    Relation,
     before_references,
     confirm_relation,
     entity_relations,
@@ -30,16 +29,17 @@ from frontier.curate.relations import (
 from frontier.curate.stamps import Stamps
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
+from frontier.model import Paper, Relation
 from frontier.store import curation as store
 
 
 def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[str, str, str, str]]:
     """(kind, target, topic, text) of the open gaps, open conflicts and theses."""
-    gaps, conflicts = store.open_items(conn, "gaps"), store.open_items(conn, "conflicts")
+    gaps, conflicts = store.open_gaps(conn), store.open_conflicts(conn)
     theses = [(t.slug, text) for t in settings.topics for text in t.theses]
     return (
-        [("gap", str(g["id"]), g["topic"], g["text"]) for g in gaps]
-        + [("conflict", str(c["id"]), c["topic"], c["text"]) for c in conflicts]
+        [("gap", str(g.id), g.topic, g.text) for g in gaps]
+        + [("conflict", str(c.id), c.topic, c.text) for c in conflicts]
         + [("thesis", text, slug, text) for slug, text in theses]
     )
 
@@ -51,7 +51,7 @@ EVIDENCE_VERSION = "evidence-10"
 def relations_base_key(
     items: list[tuple[str, str, str, str]], settings: Settings, prompt_tag: str
 ) -> str:
-    return store.digest(
+    return store.stable_hash(
         items,
         [e.model_dump() for e in settings.entities],
         prompt_tag,
@@ -60,19 +60,18 @@ def relations_base_key(
     )
 
 
-def relations_key(
-    base: str, paper: sqlite3.Row, topics: list[str], pages: list[tuple[int, str]]
-) -> str:
-    return store.digest(base, paper["title"], paper["abstract"], topics, store.digest(pages))
+def relations_key(base: str, paper: Paper, topics: list[str], pages: list[tuple[int, str]]) -> str:
+    return store.stable_hash(base, paper.title, paper.abstract, topics, store.stable_hash(pages))
 
 
-def relations_quick_key(base: str, paper: sqlite3.Row, topics: list[str]) -> str:
+def relations_quick_key(base: str, paper: Paper, topics: list[str]) -> str:
     """The relations key with the paper's text version in place of its pages."""
-    return store.digest(base, paper["title"], paper["abstract"], topics, paper["text_version"])
+    return store.stable_hash(base, paper.title, paper.abstract, topics, paper.text_version)
 
 
-Item = tuple[str, str, str, str]  # kind, target, topic, text
-Candidate = tuple[Item, Evidence, Part]  # the item, its evidence, the part code did not find
+TrackedItem = tuple[str, str, str, str]  # kind, target, topic, text
+# an item a paper addresses but for one part: the item, its evidence, the part code did not find
+NearMiss = tuple[TrackedItem, Evidence, ItemPart]
 
 
 @dataclass
@@ -80,30 +79,30 @@ class _PaperRelations:
     """One paper's relations before the model's word: found by code, and the near misses the
     model may confirm."""
 
-    paper: sqlite3.Row
+    paper: Paper
     topics: list[str]
     key: str
     quick: str
     found: list[Relation]  # entities: every topic of the paper
-    addressed: list[tuple[Item, Relation]]
-    candidates: list[Candidate]
+    addressed: list[tuple[TrackedItem, Relation]]
+    candidates: list[NearMiss]
 
 
 def _addressed(
-    paper: sqlite3.Row,
+    paper: Paper,
     topics: list[str],
     own_text: list[tuple[int, str]],
     kinds: dict[int, set[str]],
-    items: list[tuple[Item, tuple[Part, ...]]],
+    items: list[tuple[TrackedItem, tuple[ItemPart, ...]]],
     spelled: re.Pattern[str] | None,
-) -> tuple[list[tuple[Item, Relation]], list[Candidate]]:
+) -> tuple[list[tuple[TrackedItem, Relation]], list[NearMiss]]:
     """The items the paper's own-work sentences address part by part (a relation by code), and
     those they address but for one part (for the model to confirm over the best sentence)."""
     units = own_work_sentences(
-        paper["title"],
-        paper["abstract"] or "",
+        paper.title,
+        paper.abstract or "",
         own_pages(own_text, kinds),
-        bool(paper["title_provisional"]),
+        paper.title_provisional,
     )
     found, near = [], []
     for item, parts in items:
@@ -119,13 +118,13 @@ def _addressed(
     return found, near
 
 
-def _code_relation(item: Item, held: Coverage) -> Relation:
+def _code_relation(item: TrackedItem, held: Coverage) -> Relation:
     kind, target, _, _ = item
     return Relation(kind, target, "", held.evidence, "code", held.page)
 
 
 def _todo(
-    ctx: Context, papers: list[sqlite3.Row], items: list[Item], base: str
+    ctx: CurationContext, papers: list[Paper], items: list[TrackedItem], base: str
 ) -> list[_PaperRelations]:
     """The papers whose relations must be redone, each with what code finds for it."""
     stamps = Stamps(ctx.conn, "relations")
@@ -134,20 +133,20 @@ def _todo(
     parted = [(item, item_parts(item[3], field_words)) for item in items]
     todo = []
     for paper in papers:
-        topics = store.topics_of(ctx.conn, paper["id"])
+        topics = store.topics_of(ctx.conn, paper.id)
         if not topics:
             continue
         quick = relations_quick_key(base, paper, topics)
-        if stamps.quick_match(paper["id"], quick):
+        if stamps.quick_match(paper.id, quick):
             continue
-        pages = store.pages_of(ctx.conn, paper["id"])
+        pages = store.pages_of(ctx.conn, paper.id)
         key = relations_key(base, paper, topics, pages)
-        if not stamps.changed(paper["id"], quick, key):
+        if not stamps.changed(paper.id, quick, key):
             continue
-        own_text = before_references(pages, store.references_start(ctx.conn, paper["id"]))
-        kinds = store.section_kinds_by_page(ctx.conn, paper["id"])
+        own_text = before_references(pages, store.references_start(ctx.conn, paper.id))
+        kinds = store.section_kinds_by_page(ctx.conn, paper.id)
         found = entity_relations(
-            ctx.settings.entities, paper["title"], paper["abstract"] or "", own_text, kinds
+            ctx.settings.entities, paper.title, paper.abstract or "", own_text, kinds
         )
         addressed, near = _addressed(paper, topics, own_text, kinds, parted, spelled)
         todo.append(_PaperRelations(paper, topics, key, quick, found, addressed, near))
@@ -155,7 +154,7 @@ def _todo(
     return todo
 
 
-async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
+async def relations_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("relate")
     items = relation_items(ctx.conn, ctx.settings)
     todo = _todo(ctx, papers, items, relations_base_key(items, ctx.settings, prompt.tag))
@@ -164,7 +163,7 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
 
     gate = await open_gate(ctx, "relate", prompt.tag, "no relation for a near miss")
 
-    async def confirm(job: tuple[sqlite3.Row, Candidate]) -> Relation | None:
+    async def confirm(job: tuple[Paper, NearMiss]) -> Relation | None:
         paper, ((kind, target, _, text), evidence, missing) = job
         if not gate.asks():
             return None
@@ -175,8 +174,8 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             kind,
             target,
             text,
-            paper["title"],
-            paper["abstract"] or "",
+            paper.title,
+            paper.abstract or "",
             evidence,
             missing,
         )
@@ -193,10 +192,10 @@ async def relations_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
 
 
 def _save(
-    ctx: Context, item: _PaperRelations, confirmed: list[Relation | LLMFailure | None]
+    ctx: CurationContext, item: _PaperRelations, confirmed: list[Relation | LLMFailure | None]
 ) -> None:
     """A paper's relations, stored only when the model answered for every candidate."""
-    paper_id = item.paper["id"]
+    paper_id = item.paper.id
     failures = [r for r in confirmed if isinstance(r, LLMFailure)]
     if failures:
         ctx.failures += [(paper_id, "relations", str(r)) for r in failures]

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
-import sqlite3
-from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 
 from frontier.config import Settings
-from frontier.curate.context import Context
+from frontier.curate.context import CurationContext
 from frontier.curate.scope import OUT_OF_FIELD, ScopeLine
 from frontier.curate.triage import (
     RULES_VERSION,
@@ -24,19 +20,17 @@ from frontier.curate.triage import (
 )
 from frontier.llm.prompts import load_prompt
 from frontier.llm.records import LLMFailure
+from frontier.model import Gap, Paper
 from frontier.store import curation as store
 
-# a paper as the store gives it, or its columns in a mapping (as the synthetic KB builder has them)
-PaperColumns = sqlite3.Row | Mapping[str, Any]
 
-
-def _gap_vectors(ctx: Context, rows: list[sqlite3.Row]) -> np.ndarray:
-    return ctx.embed([row["text"] for row in rows])
+def _gap_vectors(ctx: CurationContext, gaps: list[Gap]) -> np.ndarray:
+    return ctx.embed([gap.text for gap in gaps])
 
 
 def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
     """What every triage decision depends on besides the paper: topics, thresholds, prompt, rules."""
-    return store.digest(
+    return store.stable_hash(
         [t.model_dump() for t in settings.topics],
         settings.curate.model_dump(),
         prompt_tag,
@@ -44,48 +38,41 @@ def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
     )
 
 
-def triage_key(scope_key: str, paper: PaperColumns, hint: Decision | None = None) -> str:
+def triage_key(scope_key: str, paper: Paper, hint: Decision | None = None) -> str:
     """What one decision depends on; the topic the user filed the paper under (`hint`) only
     when there is one, so that no other paper's decision is redone."""
-    return store.digest(
+    return store.stable_hash(
         scope_key,
-        paper["title"],
-        paper["abstract"],
-        paper["source"],
-        paper["published"],
+        paper.title,
+        paper.abstract,
+        paper.source,
+        paper.published,
         *([hint.destination, hint.reason] if hint else []),
     )
 
 
-def _filed_under(paper: PaperColumns) -> list[str]:
-    keys = paper.keys() if hasattr(paper, "keys") else ()
-    collection = paper["collection"] if "collection" in keys else None
-    tags = json.loads(paper["categories"] or "[]") if "categories" in keys else []
-    return filed_under(collection, [t for t in tags if isinstance(t, str)])
-
-
-async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
+async def triage_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("triage")
     scope_key = triage_scope_key(ctx.settings, prompt.tag)
     todo = []
     for paper in papers:
-        hint = hinted_topic(_filed_under(paper), ctx.settings.topics)
+        hint = hinted_topic(filed_under(paper.collection, paper.categories), ctx.settings.topics)
         key = triage_key(scope_key, paper, hint)
-        if store.step_hash(ctx.conn, paper["id"], "triage") != key:
+        if store.step_hash(ctx.conn, paper.id, "triage") != key:
             todo.append((paper, key, hint))
-    gaps = store.open_items(ctx.conn, "gaps")
+    gaps = store.open_gaps(ctx.conn)
     gap_vectors = _gap_vectors(ctx, gaps)
     ambiguous = []
     for paper, key, hint in todo:
-        sims = ctx.line_vectors @ ctx.vectors[paper["id"]]
-        text = f"{paper['title']}. {paper['abstract'] or ''}"
+        sims = ctx.line_vectors @ ctx.vectors[paper.id]
+        text = f"{paper.title}. {paper.abstract or ''}"
         decision = hint or decide_by_embedding(sims, ctx.lines, ctx.settings.curate, text)
         if decision is None:
             ambiguous.append((paper, key, *shortlist(sims, ctx.lines, ctx.settings.curate)))
         else:
             _save_decision(ctx, paper, key, decision, gaps, gap_vectors)
 
-    async def judge(item: tuple[sqlite3.Row, str, list[ScopeLine], list[str]]) -> Decision:
+    async def judge(item: tuple[Paper, str, list[ScopeLine], list[str]]) -> Decision:
         paper, _, near, destinations = item
         return await decide_by_llm(
             ctx.llm,
@@ -93,24 +80,24 @@ async def triage_step(ctx: Context, papers: list[sqlite3.Row]) -> None:
             ctx.settings.field.name,
             near,
             destinations,
-            paper["title"],
-            paper["abstract"] or "",
+            paper.title,
+            paper.abstract or "",
         )
 
     results = await ctx.bounded(ambiguous, judge, "triage")
     for (paper, key, _, _), result in zip(ambiguous, results, strict=True):
         if isinstance(result, LLMFailure):
-            ctx.failures.append((paper["id"], "triage", str(result)))
+            ctx.failures.append((paper.id, "triage", str(result)))
         else:
             _save_decision(ctx, paper, key, result, gaps, gap_vectors)
 
 
 def _save_decision(
-    ctx: Context,
-    paper: sqlite3.Row,
+    ctx: CurationContext,
+    paper: Paper,
     key: str,
     decision: Decision,
-    gaps: list[sqlite3.Row],
+    gaps: list[Gap],
     gap_vectors: np.ndarray,
 ) -> None:
     boundary = False
@@ -127,37 +114,35 @@ def _save_decision(
         "model": decision.model,
         "prompt_version": decision.prompt_version,
     }
-    store.save_triage(ctx.conn, paper["id"], [row], key, ctx.run_id)
+    store.save_triage(ctx.conn, paper.id, [row], key, ctx.run_id)
 
 
-def _outside_window(ctx: Context, paper: sqlite3.Row, topic: str) -> bool:
+def _outside_window(ctx: CurationContext, paper: Paper, topic: str) -> bool:
     """The window bounds automatic intake (arXiv discovery), not what a user adds by hand."""
-    if paper["source"] != "arxiv" or not paper["published"]:
+    if paper.source != "arxiv" or not paper.published:
         return False
     window = ctx.settings.topic(topic).window_days
-    return dt.date.fromisoformat(paper["published"][:10]) < dt.date.today() - dt.timedelta(
-        days=window
-    )
+    return dt.date.fromisoformat(paper.published[:10]) < dt.date.today() - dt.timedelta(days=window)
 
 
 def _boundary(
-    ctx: Context,
-    paper: sqlite3.Row,
+    ctx: CurationContext,
+    paper: Paper,
     decision: Decision,
-    gaps: list[sqlite3.Row],
+    gaps: list[Gap],
     gap_vectors: np.ndarray,
 ) -> tuple[bool, Decision]:
     """Outside the window: kept only when it strongly matches an open gap of the topic."""
     window = ctx.settings.topic(decision.destination).window_days
-    own = [i for i, gap in enumerate(gaps) if gap["topic"] == decision.destination]
+    own = [i for i, gap in enumerate(gaps) if gap.topic == decision.destination]
     if own:
-        sims = gap_vectors[own] @ ctx.vectors[paper["id"]]
+        sims = gap_vectors[own] @ ctx.vectors[paper.id]
         best = int(np.argmax(sims))
         if float(sims[best]) >= ctx.settings.curate.gap_similarity + 0.1:
             gap = gaps[own[best]]
             decision.reason += (
                 f"; outside the {window}-day window, taken as a boundary case for "
-                f'the open gap "{gap["text"]}"'
+                f'the open gap "{gap.text}"'
             )
             return True, decision
     return False, Decision(

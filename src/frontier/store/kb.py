@@ -205,15 +205,8 @@ CHUNK_COLUMNS = "id, ord, page, section, text, n_tokens"
 
 
 def chunk_from_row(row: sqlite3.Row) -> Chunk:
-    """A Chunk from a row of CHUNK_COLUMNS."""
-    return Chunk(
-        ord=row["ord"],
-        page=row["page"],
-        section=row["section"],
-        text=row["text"],
-        n_tokens=row["n_tokens"],
-        id=row["id"],
-    )
+    """A Chunk from a row of CHUNK_COLUMNS (its names are the record's fields)."""
+    return Chunk(**dict(row))
 
 
 def paper_dois(conn: sqlite3.Connection) -> dict[str, str | None]:

@@ -81,19 +81,8 @@ MAP_COLUMNS = "id, run_id, topic, since, path, content, bundle, model, prompt_ve
 
 
 def map_from_row(row: sqlite3.Row) -> StoredMap:
-    """A StoredMap from a row of MAP_COLUMNS."""
-    return StoredMap(
-        id=row["id"],
-        run_id=row["run_id"],
-        topic=row["topic"],
-        since=row["since"],
-        path=row["path"],
-        content=row["content"],
-        bundle=row["bundle"],
-        model=row["model"],
-        prompt_version=row["prompt_version"],
-        at=row["at"],
-    )
+    """A StoredMap from a row of MAP_COLUMNS (its names are the record's fields)."""
+    return StoredMap(**dict(row))
 
 
 def stored_maps(conn: sqlite3.Connection) -> list[StoredMap]:

@@ -15,6 +15,7 @@ from frontier.synthesize.answering import (
     rank,
     without_heading,
 )
+from frontier.synthesize.ask import quote_lines
 from frontier.synthesize.meaning import TAUTOLOGY, facts_in, says_nothing, shipped_similarity
 from frontier.text import prose_sentences as sentences_of
 
@@ -230,3 +231,13 @@ def test_a_list_the_sentence_ends_cut_is_read_as_one_unit() -> None:
     units = page_units(page)
     assert units[0].startswith("The challenges") and "(2) the extra work" in units[0]
     assert units[1] == "We study both."
+
+
+def test_a_quotation_never_closed_is_a_fragment_and_a_quote_drops_its_reference_marks() -> None:
+    copied = '"We evaluate the impact of the kernel on training. We validate two claims about it.'
+    assert says_nothing(copied) == "a fragment, not a sentence"
+    assert not says_nothing('This paper introduces "Double Sparsity," a sparse attention method.')
+    shown = quote_lines(
+        [Answering(2, "p1", 7, "It beats the record [58] by 15%, and Megatron [77].", 9.0)]
+    )
+    assert shown == '- "It beats the record by 15%, and Megatron." [2]'

@@ -26,7 +26,7 @@ from frontier.synthesize.answering import (
     rank,
 )
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
-from frontier.synthesize.citations import check_citations, strip_citations
+from frontier.synthesize.citations import check_citations, strip_citations, without_reference_marks
 from frontier.synthesize.grounding import Dropped, ground_answer
 from frontier.synthesize.meaning import says_nothing, shipped_similarity
 from frontier.synthesize.presets import PRESETS
@@ -321,11 +321,13 @@ def _messages(
 
 
 def quote_lines(answering: list[Answering]) -> str:
-    """The answering sentences as shown: each quoted (a table's row as read) and cited."""
-    return "\n".join(
-        f"- {a.text} [{a.number}]" if is_read_row(a.text) else f'- "{a.text}" [{a.number}]'
-        for a in answering
-    )
+    """The answering sentences as shown: each quoted (a table's row as read) and cited. The
+    paper's own reference marks ("[58]") are left out: the answer's [n] name its sources."""
+    lines = []
+    for a in answering:
+        text = without_reference_marks(a.text)
+        lines.append(f"- {text} [{a.number}]" if is_read_row(text) else f'- "{text}" [{a.number}]')
+    return "\n".join(lines)
 
 
 def _checked(

@@ -42,6 +42,12 @@ def strip_citations(text: str) -> str:
     return _CITE.sub(" ", text)
 
 
+def without_reference_marks(sentence: str) -> str:
+    """A paper's sentence without its own reference marks ("... for BERT [58] by 15%" → "...
+    for BERT by 15%")."""
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", " ".join(strip_citations(sentence).split()))
+
+
 def check_citations(text: str, valid: set[int]) -> CitationCheck:
     """Keep citations of sources in `valid`; drop the others from the text and report them."""
     check = CitationCheck(text)

@@ -408,6 +408,8 @@ def _is_bare_list(body: str, words: list[str]) -> bool:
 def _is_fragment(body: str, words: list[str]) -> bool:
     if len(words) < FRAGMENT_WORDS or _CAPTION.match(body):
         return True
+    if body.count('"') % 2 or body.count("“") != body.count("”"):
+        return True  # a quotation opened and never closed: a piece cut out of a passage
     if len(words) < UNENDED_WORDS and not body.endswith((".", "!", "?", ")")):
         return True  # the cut-off end of a reply, or a label
     first = words[0]

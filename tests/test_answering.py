@@ -241,3 +241,10 @@ def test_a_quotation_never_closed_is_a_fragment_and_a_quote_drops_its_reference_
         [Answering(2, "p1", 7, "It beats the record [58] by 15%, and Megatron [77].", 9.0)]
     )
     assert shown == '- "It beats the record by 15%, and Megatron." [2]'
+
+
+def test_a_sentence_the_page_ends_inside_is_no_answer() -> None:
+    assert not is_answer_like(
+        '"vLLM++" has the same performance as "vLLM" because we find the de-11'
+    )
+    assert is_answer_like('"vLLM++" has the same performance as "vLLM" on every trace we replay.')

@@ -4,6 +4,7 @@ row of, and the records each stage takes and gives; and the tables against the s
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 from importlib import resources
 from pathlib import Path
@@ -15,8 +16,7 @@ from frontier.config import Backend, LLMSettings, Settings
 from frontier.curate.steps import STEPS
 from frontier.intake.discover import DISCOVERERS
 from frontier.llm.backends import BACKENDS
-from frontier.web.addresses import ADDRESSES
-from frontier.web.pages import PAGES
+from frontier.web.pages import PAGES, resolve
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 REGISTRIES = {
@@ -76,7 +76,9 @@ def test_every_page_template_is_packaged() -> None:
         assert (page.route is None) == (page.view is None), page.name
 
 
-def test_every_address_is_answered_by_its_row_of_pages() -> None:
-    assert [page.address for page in PAGES] == list(ADDRESSES)
+def test_every_page_names_a_view_and_a_site_writer_that_exist() -> None:
     for page in PAGES:
-        assert page.in_site == page.address.in_site, page.name
+        if page.view is not None:
+            assert len(inspect.signature(resolve(page.view)).parameters) == 2, page.name
+        if page.site is not None:
+            assert len(inspect.signature(resolve(page.site)).parameters) == 1, page.name

@@ -526,7 +526,7 @@ def is_answer_like(sentence: str) -> bool:
         return False
     if is_read_row(body):
         return True
-    if not body.rstrip("\"”’)]").endswith((".", "!", "?", ";", ":")):
+    if not body.rstrip('"”’)]').endswith((".", "!", "?", ";", ":")):
         return False  # the page ends inside it ("... because we find the de-11")
     opens = body[0].isupper() or body[0].isdigit() or body[0] in "(\"'“"
     return opens and reads_as_prose(body) and not says_nothing(body)

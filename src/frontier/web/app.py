@@ -19,7 +19,7 @@ from frontier.web.access import Access, Sharing
 from frontier.web.base import NotFound, View
 from frontier.web.login import LoginPage
 from frontier.web.numbers import number
-from frontier.web.pages import PAGES
+from frontier.web.pages import PAGES, resolve
 from frontier.web.server_state import ServerState
 from frontier.workspace import Workspace
 
@@ -98,7 +98,7 @@ class WebApp:
         return [
             Route(
                 page.route,
-                functools.partial(page.view, self.state),
+                functools.partial(resolve(page.view), self.state),
                 methods=list(page.methods),
                 name=page.name,
             )

@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 
 from frontier.render.common import entity_path, frontier_path, safe_name, source_path, topic_path
 from frontier.render.digest_page import digest_path
-from frontier.web.addresses import address
+from frontier.web.pages import page
 
 _CITATION = re.compile(r"\[(\d{1,6})\]")
 Source = dict[str, Any]  # number, paper_id, title, date, pages (as a bundle stores it)
@@ -21,7 +21,7 @@ Source = dict[str, Any]  # number, paper_id, title, date, pages (as a bundle sto
 
 def page_path(name: str, *args: object) -> str:
     """The page's path without a suffix, e.g. `paper/2309.06180/page/4` ('' is the home page)."""
-    return address(name).path.format(*args)
+    return page(name).path.format(*args)
 
 
 def site_file(name: str, *args: object) -> str:

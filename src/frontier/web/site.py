@@ -10,7 +10,7 @@ from frontier.render.common import Context
 from frontier.render.vault import write_if_changed
 from frontier.store.browse import page_counts, read_only
 from frontier.store.kb import load_kb
-from frontier.web.pages import PAGES
+from frontier.web.pages import PAGES, resolve
 from frontier.web.site_build import SiteBuild
 from frontier.workspace import Workspace
 
@@ -23,7 +23,7 @@ def site_pages(ws: Workspace) -> dict[str, str]:
         site = SiteBuild(ctx, conn, page_counts(conn))
         for page in PAGES:
             if page.site is not None:
-                page.site(site)
+                resolve(page.site)(site)
     return site.files
 
 

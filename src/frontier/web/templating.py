@@ -10,9 +10,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from frontier.render.common import Context, quote_parts, value_with_unit
 from frontier.store.claim_text import phrase_claim
 from frontier.synthesize.measurement import family_label
-from frontier.web.addresses import navigation
 from frontier.web.base import View
 from frontier.web.links import Links, VaultLinks, link_citations
+from frontier.web.pages import navigation
 
 
 @cache

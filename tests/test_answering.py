@@ -248,3 +248,17 @@ def test_a_sentence_the_page_ends_inside_is_no_answer() -> None:
         '"vLLM++" has the same performance as "vLLM" because we find the de-11'
     )
     assert is_answer_like('"vLLM++" has the same performance as "vLLM" on every trace we replay.')
+
+
+def test_a_section_and_subsection_heading_run_in_before_a_sentence_are_cut_off() -> None:
+    chain = (
+        "4.4 Dynamic Scheduling Policy 4.4.1 Goals and Definitions Llumnix's scheduling policy "
+        "is designed with the following goals."
+    )
+    assert (
+        without_heading(chain)
+        == "Llumnix's scheduling policy is designed with the following goals."
+    )
+    assert without_heading("We run 4 GPUs on 2 nodes and 1.5 TB of memory in total.").startswith(
+        "We run"
+    )

@@ -125,6 +125,9 @@ _VERB_LIKE = re.compile(
 )
 _ITEM_ONE = re.compile(r"\((?:1|i|a)\)\s")
 _ITEM_TWO = re.compile(r"\((?:2|ii|b)\)\s")
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+){0,3}\.?")
+_HEADING_JOINERS = frozenset({"and", "of", "for", "the", "in", "on", "with", "to", "a", "an", "&"})
+CHAIN_WORDS = 14  # words from the start within which a second section number makes a chain
 HEADING_WORDS = 12  # a numbered run of at most this many words with no verb is a heading
 _TABLE_HEAD = re.compile(r"[↑↓]")
 _POINTER = re.compile(
@@ -432,7 +435,28 @@ def without_heading(sentence: str) -> str:
     """A sentence without the numbered section heading a page's flattened lines ran into it
     ("4.3 Parallel attention layers We consider ..." → "We consider ..."), or a paragraph's
     run-in title ("Models and hardware: We evaluate ...")."""
+    sentence = without_heading_chain(sentence)
     return _RUN_IN_HEADING.sub("", _LEADING_HEADING.sub("", sentence, count=1), count=1)
+
+
+def without_heading_chain(sentence: str) -> str:
+    """A sentence without a section's and its subsection's headings run in before it ("4.4
+    Dynamic Scheduling Policy 4.4.1 Goals and Definitions Llumnix's policy is ..." → "Llumnix's
+    policy is ..."): after the last section number, heading words are capitalised (or small
+    joining words), and the sentence opens with the last capitalised word before a lowercase one."""
+    words = sentence.split()
+    if not words or not _SECTION_NUMBER.fullmatch(words[0]):
+        return sentence
+    numbers = [i for i, w in enumerate(words[1:CHAIN_WORDS], 1) if _SECTION_NUMBER.fullmatch(w)]
+    if not numbers:
+        return sentence
+    start = numbers[-1] + 1
+    end = start
+    while end < len(words) and (words[end][:1].isupper() or words[end] in _HEADING_JOINERS):
+        end += 1
+    if end >= len(words) or end - start < 2 or not words[end][:1].islower():
+        return sentence  # no heading words, or no sentence after them
+    return " ".join(words[end - 1 :])
 
 
 def _is_row(line: str) -> bool:

@@ -25,6 +25,7 @@ from frontier.text import (
     number_pattern,
     prose_sentences,
     sentence_starts,
+    split_clauses,
     split_sentences,
     split_words,
     word_matches,
@@ -282,3 +283,16 @@ def test_text_is_a_leaf() -> None:
             imported.add(node.module or "")
     assert not {name for name in imported if name.split(".")[0] == "frontier"}
     assert imported <= {"__future__", "enum", "re", "unicodedata", "collections.abc"}
+
+
+def test_clauses_are_the_runs_between_punctuation_marks() -> None:
+    assert split_clauses('KV cache, paged (blocks); "eviction" ends.') == [
+        "KV cache",
+        " paged ",
+        "blocks",
+        "",
+        " ",
+        "eviction",
+        " ends",
+        "",
+    ]

@@ -31,6 +31,7 @@ from frontier.text import (
     find_numbers,
     number_matches,
     number_parts,
+    split_clauses,
     split_words,
     word_matches,
 )
@@ -678,7 +679,7 @@ def _governed(text: str) -> list[list[str]]:
     """For each negation, the content words of the clause after it that it denies."""
     found = []
     for match in _NEGATORS.finditer(text):
-        clause = re.split(r"[,;:.()]", text[match.end() : match.end() + 80])[0]
+        clause = split_clauses(text[match.end() : match.end() + 80])[0]
         words = [w for w in _words(clause) if w.lower() not in _SCOPE_SKIP]
         stems = [_plain_stem(w) for w in words[:NEGATED_WORDS]]
         if any(stems):

@@ -5,13 +5,12 @@ apart, and each theme named by the phrase its papers share."""
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
-from frontier.text import WordStyle, split_words
+from frontier.text import WordStyle, split_clauses, split_words
 
 MIN_THEMES, MAX_THEMES = 4, 6
 MAX_NAME_WORDS = 8  # what the prompt asks for
@@ -167,7 +166,6 @@ _STOP_TEXT = """a an the of for and or to in on with by from via as at into over
     methods technique techniques framework system systems propose proposes present presents
     introduce introduces show shows also both each such other more most up one two first"""
 _STOP = frozenset(_STOP_TEXT.split())
-_CLAUSE = re.compile(r"[.,;:!?()\[\]\"]")
 MAX_PHRASE_WORDS = 3
 
 
@@ -184,7 +182,7 @@ def phrases(text: str) -> dict[tuple[str, ...], str]:
     """The text's phrases of 1-3 words that neither start nor end with a function word, each
     by its matching key, with the form it is printed in."""
     found: dict[tuple[str, ...], str] = {}
-    for clause in _CLAUSE.split(text):
+    for clause in split_clauses(text):
         words = split_words(clause, WordStyle.ASCII_JOINED)
         for i in range(len(words)):
             for n in range(1, MAX_PHRASE_WORDS + 1):

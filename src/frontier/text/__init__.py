@@ -66,6 +66,15 @@ def prose_sentences(text: str) -> list[str]:
     return split_sentences(fold_space(text), SentenceStarts.PROSE, abbreviations=True)
 
 
+_CLAUSE_MARKS = re.compile(r"[.,;:!?()\[\]\"]")
+
+
+def split_clauses(text: str) -> list[str]:
+    """The runs of `text` between punctuation marks: the clauses a phrase or a negation's scope
+    stays within."""
+    return _CLAUSE_MARKS.split(text)
+
+
 class WordStyle(enum.Enum):
     """What one word is."""
 

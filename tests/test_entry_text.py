@@ -174,3 +174,16 @@ def test_entities_are_those_the_papers_own_sentences_name() -> None:
     assert entity_relations([spec], "A batcher", "We batch requests.", pages[:1], {})
     ours = [(3, "In our setup, we pair the batcher with speculative decoding [7].")]
     assert entity_relations([spec], "A batcher", "We batch requests.", ours, kinds)
+
+
+def test_a_contribution_pointing_back_at_its_problem_brings_the_sentence_naming_it() -> None:
+    abstract = (
+        "Decoding reads the whole KV cache at every step, so memory bandwidth bounds it. "
+        "We introduce SparseRead, a post-training technique that alleviates this bottleneck by "
+        "fetching only the keys that matter. It needs no fine-tuning."
+    )
+    text = contribution_sentences("SparseRead: Bandwidth-Efficient Decoding", abstract)
+    assert text.startswith("Decoding reads the whole KV cache at every step")
+    assert "alleviates this bottleneck" in text
+    plain = "We introduce SparseRead, a technique that fetches only the keys that matter."
+    assert contribution_sentences("SparseRead", f"Decoding is slow. {plain}") == plain

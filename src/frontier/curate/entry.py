@@ -67,7 +67,15 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-10"
+CHECK_VERSION = "entry-check-11"
+# a contribution naming its problem by pointing back: "to alleviate this bottleneck"
+_POINTS_BACK = re.compile(
+    r"\b(?:this|these|such|that|those)\s+(?:\w+\s+)?(?:bottlenecks?|problems?|issues?|challenges?"
+    r"|limitations?|gaps?|overheads?|inefficienc(?:y|ies)|costs?|needs?|trade-?offs?|obstacles?"
+    r"|difficult(?:y|ies)|shortcomings?|drawbacks?)\b",
+    re.IGNORECASE,
+)
+REFERENT_CHARS = 560  # a contribution and the sentence naming its problem, together at most
 _POINTER = re.compile(r"^(?:This|It|These|They|Its|Their|Such|The (?:method|approach|system))\b")
 _THE_WORK = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.IGNORECASE)
 
@@ -117,8 +125,18 @@ def contribution_sentences(title: str, abstract: str) -> str:
                 and not restates_title(sentence, title)
                 and not propose(sentence)
             ):
-                return _with_explanation(_capitalised(_LEAD_IN.sub("", sentence)), sentences, i)
+                stated = _with_explanation(_capitalised(_LEAD_IN.sub("", sentence)), sentences, i)
+                return _with_referent(stated, sentence, sentences, i)
     return ""
+
+
+def _with_referent(stated: str, sentence: str, sentences: list[str], i: int) -> str:
+    """The sentence before too when the contribution points back at what it names ("... to
+    alleviate this bottleneck"): read alone, "this bottleneck" would name nothing."""
+    if i == 0 or not _POINTS_BACK.search(sentence):
+        return stated
+    before = sentences[i - 1]
+    return f"{before} {stated}" if len(before) + len(stated) <= REFERENT_CHARS else stated
 
 
 def _with_explanation(text: str, sentences: list[str], i: int) -> str:

@@ -142,8 +142,11 @@ def test_an_entity_named_by_a_sibling_alias_is_shown_as_the_paper_names_it() -> 
     assert found["h100"].detail == "names H800 (tracked as NVIDIA H100)"
     assert found["nvidia"].detail == "names NVIDIA"
     assert "H800" in found["h100"].evidence
-    why = why_it_matters(list(found.values()), {"entity:h100": "NVIDIA H100"})
-    assert why == "Why it matters here: concerns H800 (tracked as NVIDIA H100), NVIDIA."
+    kinds = {"entity:h100": "hardware", "entity:nvidia": "organisation"}
+    why = why_it_matters(list(found.values()), {"entity:h100": "NVIDIA H100"}, kinds)
+    assert why == (
+        "Why it matters here: measured on H800 (tracked as NVIDIA H100); concerns NVIDIA."
+    )
     plain = "We run every experiment on a single H100 GPU and report the mean of three runs."
     same = entity_relations([hopper], "A chat server", plain, [])
     assert [r.detail for r in same] == ["names NVIDIA H100"]
@@ -187,3 +190,19 @@ def test_a_contribution_pointing_back_at_its_problem_brings_the_sentence_naming_
     assert "alleviates this bottleneck" in text
     plain = "We introduce SparseRead, a technique that fetches only the keys that matter."
     assert contribution_sentences("SparseRead", f"Decoding is slow. {plain}") == plain
+
+
+def test_an_entity_is_named_by_what_the_papers_sentence_does_with_it() -> None:
+    vllm = Entity(slug="vllm", name="vLLM", kind="method", aliases=[])
+    orca = Entity(slug="orca", name="Orca", kind="method", aliases=[])
+    llama = Entity(slug="llama", name="Llama", kind="model", aliases=["LLaMA"])
+    abstract = (
+        "We build our scheduler on top of vLLM, adding one queue per tenant and a preemption "
+        "rule. It serves 2.1x more requests than Orca on "
+        "LLaMA-13B, and the same as vLLM at low load."
+    )
+    found = entity_relations([vllm, orca, llama], "A scheduler", abstract, [])
+    kinds = {"entity:vllm": "method", "entity:orca": "method", "entity:llama": "model"}
+    assert why_it_matters(found, {}, kinds) == (
+        "Why it matters here: builds on vLLM; compared against Orca; measured on Llama."
+    )

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from frontier.curate.addresses import is_own_work
 from frontier.curate.claims import best_statements, system_names
-from frontier.curate.relations import entity_as_named
+from frontier.curate.relations import ROLE_ORDER, entity_as_named, entity_role
 from frontier.curate.spans import propose
 from frontier.curate.support import content_stems, plain_math, support
 from frontier.llm.client import LLM
@@ -158,7 +158,9 @@ def headline_numbers(claims: list[Claim]) -> str:
     return "Headline numbers: " + "; ".join(phrase_claim(c) for c in headlines) + "."
 
 
-def why_it_matters(relations: list[Relation], names: dict[str, str]) -> str:
+def why_it_matters(
+    relations: list[Relation], names: dict[str, str], kinds: dict[str, str] | None = None
+) -> str:
     """Relations to the KB in one sentence, most specific first."""
     order = {"conflict": 0, "gap": 1, "thesis": 2, "first": 3, "coverage": 4, "entity": 5}
     bits = []
@@ -173,19 +175,41 @@ def why_it_matters(relations: list[Relation], names: dict[str, str]) -> str:
         elif relation.kind in ("first", "coverage"):
             bits.append(relation.detail)
     named_first = {r.target.removeprefix("entity:") for r in relations if r.kind == "first"}
-    entities = sorted(
-        {
-            entity_as_named(r.detail, names.get(f"entity:{r.target}", r.target))
-            for r in relations
-            if r.kind == "entity" and r.target not in named_first
-        }
-    )
-    if entities:
-        bits.append("concerns " + ", ".join(entities[:4]))
+    entities = [r for r in relations if r.kind == "entity"]
+    bits.extend(entity_bits(entities, names, named_first, kinds or {}))
     if not bits:
         return ""
     text = "; ".join(bits[:4])
     return "Why it matters here: " + text[0].lower() + text[1:] + "."
+
+
+def entity_bits(
+    relations: list[Relation], names: dict[str, str], named_first: set[str], kinds: dict[str, str]
+) -> list[str]:
+    """The tracked entities the paper names, each once, by what its sentence does with them:
+    "builds on vLLM", "compared against Orca", "measured on Llama 2 and A100" (a model or a
+    piece of hardware only: no one measures on an organisation)."""
+    by_role: dict[str, list[str]] = {}
+    for relation in sorted(relations, key=lambda r: r.target):
+        if relation.target in named_first:
+            continue
+        shown = entity_as_named(
+            relation.detail, names.get(f"entity:{relation.target}", relation.target)
+        )
+        role = entity_role(shown, relation.evidence)
+        if role == "measured on" and kinds.get(f"entity:{relation.target}") not in MEASURED_ON:
+            role = "concerns"
+        by_role.setdefault(role, [])
+        if shown not in by_role[role]:
+            by_role[role].append(shown)
+    return [f"{role} {_listed(by_role[role][:4])}" for role in ROLE_ORDER if role in by_role]
+
+
+MEASURED_ON = frozenset({"model", "hardware"})
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: Paper) -> WhatItIs:
@@ -210,7 +234,11 @@ async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: Pa
 
 
 def entry_text(
-    what: WhatItIs, claims: list[Claim], relations: list[Relation], names: dict[str, str]
+    what: WhatItIs,
+    claims: list[Claim],
+    relations: list[Relation],
+    names: dict[str, str],
+    kinds: dict[str, str] | None = None,
 ) -> str:
-    parts = [what.text, headline_numbers(claims), why_it_matters(relations, names)]
+    parts = [what.text, headline_numbers(claims), why_it_matters(relations, names, kinds)]
     return " ".join(p for p in parts if p)

@@ -114,6 +114,38 @@ def entity_as_named(detail: str, name: str) -> str:
     return detail.removeprefix("names ") if detail.startswith("names ") else name
 
 
+# how a paper's sentence names an entity, read from the words before it
+_ROLES = (
+    (
+        "builds on",
+        r"(?:on top of|built (?:up)?on|builds (?:up)?on|based on|extends?|extending"
+        r"|integrated? (?:in|into|with)|implemented (?:in|on|atop))",
+    ),
+    (
+        "compared against",
+        r"(?:than|over|versus|vs\.?|compared (?:to|with)|relative to|against"
+        r"|outperforms?|outperforming|beats?)",
+    ),
+    ("measured on", r"(?:on|with|using|for|of)"),
+)
+ROLE_ORDER = (*(role for role, _ in _ROLES), "concerns")
+ROLE_WORDS = 3  # words between the cue and the entity's name ("than the original vLLM")
+_PREPOSITIONS = r"(?:on|with|using|for|of|in|at|by|to|from|than|over|against)"  # a new phrase
+
+
+def entity_role(shown: str, evidence: str) -> str:
+    """What the paper's sentence does with the entity it names as `shown`: builds on it,
+    compares against it, or measures on it (a number in the sentence); else it concerns it."""
+    alias = shown.split(" (tracked as ")[0]
+    for role, cue in _ROLES:
+        between = rf"(?:(?!{_PREPOSITIONS}\b)[\w.-]+\s+){{0,{ROLE_WORDS}}}?"
+        before = rf"\b{cue}\s+{between}{re.escape(alias)}(?![\w])"
+        measured = role != "measured on" or bool(re.search(r"\d", evidence.replace(alias, "")))
+        if measured and re.search(before, evidence, re.IGNORECASE):
+            return role
+    return "concerns"
+
+
 def checked_how(how: str, evidence: str, abstract: str) -> str:
     """The model's sentence, when it is one whole sentence with no number (numbers come from
     typed claims) and the evidence and the abstract bear it out; else nothing."""

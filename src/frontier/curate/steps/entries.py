@@ -50,8 +50,10 @@ def entry_key(
     claims: list[Claim],
     relations: list[Relation],
     names: dict[str, str],
+    kinds: dict[str, str] | None = None,
 ) -> str:
-    """What an entry depends on: the paper, its verified claims, its relations and their names."""
+    """What an entry depends on: the paper, its verified claims, its relations, their names and
+    the kinds of the entities among them."""
     targets = {r.target for r in relations}
     return store.stable_hash(
         prompt_tag,
@@ -62,18 +64,20 @@ def entry_key(
         [c.__dict__ for c in claims],
         [_as_found(r) for r in relations],
         {k: v for k, v in names.items() if k.split(":", 1)[1] in targets},
+        {k: v for k, v in (kinds or {}).items() if k.split(":", 1)[1] in targets},
     )
 
 
 async def entries_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("entry")
     names = entity_names(ctx.conn)
+    kinds: dict[str, str] = {f"entity:{e.slug}": e.kind for e in ctx.settings.entities}
     jobs: list[_Job] = []
     for paper in papers:
         claims = verified_claims(ctx.conn, paper.id)
         for topic in store.topics_of(ctx.conn, paper.id):
             relations = relations_for_entry(ctx.conn, paper.id, topic)
-            key = entry_key(prompt.tag, paper, topic, claims, relations, names)
+            key = entry_key(prompt.tag, paper, topic, claims, relations, names, kinds)
             if store.entry_hash(ctx.conn, paper.id, topic) != key:
                 jobs.append((paper, topic, claims, relations, key))
 
@@ -94,7 +98,7 @@ async def entries_step(ctx: CurationContext, papers: list[Paper]) -> None:
         if isinstance(what, LLMFailure):
             ctx.failures.append((paper.id, "entry", str(what)))
             continue
-        text = entry_text(what, claims, relations, names)
+        text = entry_text(what, claims, relations, names, kinds)
         store.save_entry(
             ctx.conn, paper.id, topic, text, what.by, prompt.tag, ctx.run_id, key, what.text
         )

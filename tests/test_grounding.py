@@ -12,6 +12,7 @@ import re
 from helpers import corpus
 
 from frontier.extract.pdf import extract_pdf
+from frontier.synthesize.ask import without_lead_ins
 from frontier.synthesize.bundle import Bundle, Source
 from frontier.synthesize.citations import cited_numbers
 from frontier.synthesize.grounding import (
@@ -380,3 +381,7 @@ def test_a_map_summary_brings_no_name_and_few_words_of_its_own() -> None:
         "cites no source, and no sentences of the sources bear it out",
         "states 913.7, which the sources it cites do not give",
     ]
+
+
+def test_the_frame_a_model_puts_before_its_answer_is_no_part_of_it() -> None:
+    assert without_lead_ins("The answer to this question is: 20x.\nThe answer is:") == "20x.\n"

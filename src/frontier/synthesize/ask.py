@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import AsyncIterator
@@ -330,13 +331,27 @@ def quote_lines(answering: list[Answering]) -> str:
     return "\n".join(lines)
 
 
+# "The answer is:", "The answer to this question is:": a frame around what follows, no sentence
+_LEAD_IN = re.compile(
+    r"^(?:[-*]\s*)?(?:so,?\s+|in short,?\s+)?the (?:short |final |direct )?answer"
+    r"(?: to (?:this|the|your) question)? is\s*:?\s*",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def without_lead_ins(text: str) -> str:
+    """The model's text without the frames it puts before its answer: what follows is checked
+    as it stands ("The answer is: 20x." is the bare number "20x.")."""
+    return _LEAD_IN.sub("", text)
+
+
 def _checked(
     question: str, bundle: Bundle, result: ChatResult, tag: str, answering: list[Answering]
 ) -> Answer:
     """The answering sentences first; then each sentence of the model's that does not say a
     shown quote again held against the sources it cites, then made-up citations out (reported
     whether or not their sentence stayed)."""
-    written = (
+    written = without_lead_ins(
         _without_cut_end(result.content.strip())
         if result.finish_reason == "length"
         else (result.content.strip())

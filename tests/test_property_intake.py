@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -75,6 +76,13 @@ def check_database(root: Path) -> int:
 @given(input_files())
 def test_any_input_ingested_twice(files: list[tuple[str, bytes]]) -> None:
     base = Path(tempfile.mkdtemp(prefix="intake-"))
+    try:
+        _ingested_twice(base, files)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _ingested_twice(base: Path, files: list[tuple[str, bytes]]) -> None:
     root = init_workspace(base / "kb").root
     paths = []
     for name, data in files:

@@ -6,8 +6,9 @@ ConfigError naming the file and the key."""
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,19 @@ from frontier.workspace import default_config_text
 REJECTION = re.compile(r"^[\w.-]+:[^:]+: \S.*$")
 
 
+# every example's folder, under one that is removed when the module's tests are done
+# (hypothesis runs an example many times in one test: no per-test tmp_path)
+_FOLDERS = Path(tempfile.mkdtemp(prefix="reader-"))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _remove_folders() -> Iterator[None]:
+    yield
+    shutil.rmtree(_FOLDERS, ignore_errors=True)
+
+
 def write(data: bytes | str, name: str) -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="reader-"))
+    folder = Path(tempfile.mkdtemp(dir=_FOLDERS))
     path = folder / name
     path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass"))
     return path
@@ -129,7 +141,7 @@ def zotero_item(draw: st.DrawFn) -> dict[str, Any]:
 @hsettings(max_examples=examples(60))
 @given(st.lists(zotero_item(), max_size=4))
 def test_zotero_reader(items: list[dict[str, Any]]) -> None:
-    library = new_library(Path(tempfile.mkdtemp(prefix="zotero-")) / "Zotero")
+    library = new_library(Path(tempfile.mkdtemp(prefix="zotero-", dir=_FOLDERS)) / "Zotero")
     for number, item in enumerate(items):
         item_id = library.item(f"ITEM{number:04d}", authors=item["authors"], tags=item["tags"])
         for name, value in item["fields"].items():

@@ -33,7 +33,12 @@ from frontier.curate.entry import headline_numbers, why_it_matters
 from frontier.curate.relations import entity_relations
 from frontier.curate.scope import scope_lines
 from frontier.curate.steps.claims import claims_key, claims_quick_key, entity_aliases
-from frontier.curate.steps.entries import entity_names, entry_key, relations_for_entry
+from frontier.curate.steps.entries import (
+    entity_kinds,
+    entity_names,
+    entry_key,
+    relations_for_entry,
+)
 from frontier.curate.steps.entries import verified_claims as stored_verified_claims
 from frontier.curate.steps.firsts import counted_relations
 from frontier.curate.steps.relations import (
@@ -333,6 +338,7 @@ def _write_entries(
 ) -> None:
     tag = load_prompt("entry").tag
     names = entity_names(conn)
+    kinds = entity_kinds(settings)
     papers = {paper.id: paper for paper in store.papers_to_curate(conn)}
     stamp = now()
     conn.execute("BEGIN")
@@ -344,9 +350,11 @@ def _write_entries(
         relations = relations_for_entry(conn, plan.id, plan.topic)
         what = words.sentence_text(30 + plan.authors[0] % 30, plan.cluster)
         text = " ".join(
-            p for p in (what, headline_numbers(claims), why_it_matters(relations, names)) if p
+            p
+            for p in (what, headline_numbers(claims), why_it_matters(relations, names, kinds))
+            if p
         )
-        key = entry_key(tag, paper, plan.topic, claims, relations, names)
+        key = entry_key(tag, paper, plan.topic, claims, relations, names, kinds)
         conn.execute(
             "INSERT INTO entries (paper_id, topic, text, model, prompt_version, run_id, "
             "input_hash, at, what) VALUES (?, ?, ?, 'SmolLM2-135M-Instruct', ?, ?, ?, ?, ?)",

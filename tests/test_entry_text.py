@@ -192,6 +192,15 @@ def test_a_contribution_pointing_back_at_its_problem_brings_the_sentence_naming_
     assert contribution_sentences("SparseRead", f"Decoding is slow. {plain}") == plain
 
 
+def test_a_contribution_with_a_lead_in_pointing_back_stays_a_quote_of_the_abstract() -> None:
+    problem = "When managed inefficiently, this memory is wasted by fragmentation."
+    contribution = "To address this problem, we propose PagedBlocks, an allocator of fixed blocks."
+    abstract = f"Serving needs memory for the cache. {problem} {contribution} Code is released."
+    text = contribution_sentences("PagedBlocks", abstract)
+    assert text == f"{problem} {contribution}"
+    assert text in abstract
+
+
 def test_an_entity_is_named_by_what_the_papers_sentence_does_with_it() -> None:
     vllm = Entity(slug="vllm", name="vLLM", kind="method", aliases=[])
     orca = Entity(slug="orca", name="Orca", kind="method", aliases=[])

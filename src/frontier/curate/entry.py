@@ -67,7 +67,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-11"
+CHECK_VERSION = "entry-check-12"
 # a contribution naming its problem by pointing back: "to alleviate this bottleneck"
 _POINTS_BACK = re.compile(
     r"\b(?:this|these|such|that|those)\s+(?:\w+\s+)?(?:bottlenecks?|problems?|issues?|challenges?"
@@ -125,18 +125,18 @@ def contribution_sentences(title: str, abstract: str) -> str:
                 and not restates_title(sentence, title)
                 and not propose(sentence)
             ):
-                stated = _with_explanation(_capitalised(_LEAD_IN.sub("", sentence)), sentences, i)
-                return _with_referent(stated, sentence, sentences, i)
+                return _with_explanation(_stated(sentence, sentences, i), sentences, i)
     return ""
 
 
-def _with_referent(stated: str, sentence: str, sentences: list[str], i: int) -> str:
-    """The sentence before too when the contribution points back at what it names ("... to
-    alleviate this bottleneck"): read alone, "this bottleneck" would name nothing."""
-    if i == 0 or not _POINTS_BACK.search(sentence):
-        return stated
-    before = sentences[i - 1]
-    return f"{before} {stated}" if len(before) + len(stated) <= REFERENT_CHARS else stated
+def _stated(sentence: str, sentences: list[str], i: int) -> str:
+    """The contribution without its lead-in; or, when it points back at what it names ("to
+    alleviate this bottleneck, we ..."), the sentence before and the contribution as written:
+    read alone, "this bottleneck" would name nothing, and the pair stays a quote."""
+    before = sentences[i - 1] if i else ""
+    if before and _POINTS_BACK.search(sentence) and len(before) + len(sentence) <= REFERENT_CHARS:
+        return f"{before} {sentence}"
+    return _capitalised(_LEAD_IN.sub("", sentence))
 
 
 def _with_explanation(text: str, sentences: list[str], i: int) -> str:

@@ -6,6 +6,7 @@ import sqlite3
 from dataclasses import asdict
 from typing import Any
 
+from frontier.config import Settings
 from frontier.curate.context import CurationContext
 from frontier.curate.earned import close_gate, open_gate
 from frontier.curate.entry import (
@@ -68,10 +69,15 @@ def entry_key(
     )
 
 
+def entity_kinds(settings: Settings) -> dict[str, str]:
+    """Each tracked entity's kind (system, model, hardware ...), keyed as relations name it."""
+    return {f"entity:{e.slug}": e.kind for e in settings.entities}
+
+
 async def entries_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("entry")
     names = entity_names(ctx.conn)
-    kinds: dict[str, str] = {f"entity:{e.slug}": e.kind for e in ctx.settings.entities}
+    kinds = entity_kinds(ctx.settings)
     jobs: list[_Job] = []
     for paper in papers:
         claims = verified_claims(ctx.conn, paper.id)

@@ -243,3 +243,26 @@ def test_inline_tex_of_an_abstract_is_read_as_the_characters_it_prints() -> None
     assert [c.value_text for c in claims][:2] == ["up to 2.7×", "1.9×"]
     assert all(c.verified for c in claims)  # the quote is on the abstract as the source gave it
     assert quote_on_page("speeds up decoding by 1.9× over full attention", abstract)
+
+
+def test_the_task_a_gain_was_measured_on_is_the_span_after_its_value() -> None:
+    listed = propose(
+        "QuillSpec shows speedups of up to 2.1× on summarization, 1.8× on coding, and 1.6× on "
+        "semantic parsing."
+    )
+    assert [p.tasks[0].text for p in listed] == [
+        "on summarization",
+        "on coding",
+        "on semantic parsing",
+    ]
+    (part, _) = propose(
+        "It brings up to a 9.1× acceleration in attention operations and a 1.7× improvement in "
+        "end-to-end inference."
+    )
+    assert [t.text for t in part.tasks] == ["in attention operations"]
+    after_metric = propose("QuillServe sustains 6.2× tighter SLO for chatbot applications.")
+    assert [t.text for t in after_metric[0].tasks] == ["for chatbot applications"]
+    named = propose("QuillServe gives 2.3× lower latency on a single A100 GPU on average.")
+    assert named[0].tasks == []  # the hardware is its own field
+    for setting in ("It runs 2× faster on GPUs.", "It is 3× faster on average than vLLM."):
+        assert propose(setting)[0].tasks == []

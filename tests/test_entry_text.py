@@ -95,11 +95,42 @@ def test_headline_numbers_are_phrased_from_spans() -> None:
     assert phrase_claim(more) == "4.48× more requests than prior systems (p. 1)"
 
 
+def test_a_headline_keeps_the_sentences_own_comparative_and_what_it_was_measured_on() -> None:
+    listed = _claim(
+        value_text="115%",
+        metric="requests",
+        direction="higher",
+        quote="It handles 115% and 107% more requests on the two clusters.",
+    )
+    assert phrase_claim(listed) == "115% more requests (p. 1)"
+    accelerated = _claim(
+        value_text="up to 1.5×",
+        metric="urgent requests",
+        direction="higher",
+        quote="The scheduler accelerates urgent requests by up to 1.5×.",
+    )
+    assert phrase_claim(accelerated) == "up to 1.5× faster urgent requests (p. 1)"
+    task = _claim(value_text="1.8×", metric="speedups", direction="higher", condition="on coding")
+    assert phrase_claim(task) == "1.8× speedups on coding (p. 1)"
+
+
 def test_model_text_about_the_field_or_pointing_back_is_not_kept() -> None:
     background = "Serving language models at scale is limited by attention memory."
     assert checked_model_text(background, TITLE, ABSTRACT) == ""  # the field, not the work
     pointer = "It reuses blocks of common prefixes without copying them."
     assert checked_model_text(pointer, TITLE, ABSTRACT) == ""  # 'It' names nothing yet
+
+
+def test_a_model_sentence_that_names_nothing_of_the_work_is_not_kept() -> None:
+    title = "Faster Decoding via Draft Verification"
+    abstract = (
+        "Decoding from large models is slow. In this work we introduce draft verification, a "
+        "way to make decoding from large models faster by checking several drafted tokens at once."
+    )
+    vague = "The work is about a new way to make decoding from large models faster."
+    assert checked_model_text(vague, title, abstract) == ""
+    named = "Draft verification makes decoding from large models faster by checking drafted tokens."
+    assert checked_model_text(named, title, abstract) == named
 
 
 def test_a_relations_how_is_one_whole_sentence_borne_out_without_numbers() -> None:

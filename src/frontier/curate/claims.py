@@ -19,7 +19,7 @@ from frontier.model import Claim
 from frontier.text import NumberShape, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-17"
+TYPING_VERSION = "spans-18"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -48,7 +48,7 @@ def code_claims(
             baseline=_first(proposal.baselines),
             model_name=_first(proposal.models),
             hardware=_first(proposal.hardware),
-            condition="",
+            condition=_first(proposal.tasks),
             page=candidate.page,
             quote=candidate.sentence,
             verified=verified,

@@ -67,7 +67,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-12"
+CHECK_VERSION = "entry-check-13"
 # a contribution naming its problem by pointing back: "to alleviate this bottleneck"
 _POINTS_BACK = re.compile(
     r"\b(?:this|these|such|that|those)\s+(?:\w+\s+)?(?:bottlenecks?|problems?|issues?|challenges?"
@@ -85,7 +85,8 @@ def checked_model_text(text: str, title: str, abstract: str) -> str:
     title and abstract through a sentence about the work itself (not the field's background,
     whatever sentence stands next to it), a whole sentence
     (ending as one), none with a number (numbers come from typed claims), none restating the
-    title, and the first not pointing back at something unnamed ('This allows …')."""
+    title, and the first not pointing back at something unnamed ('This allows …') and naming
+    the work (its system, or the method its title names)."""
     names = system_names(title, abstract)
     about = [s for s in prose_sentences(abstract) if _about_the_work(s, names)]
     source = f"{title.rstrip('.')}. {abstract}"
@@ -93,12 +94,31 @@ def checked_model_text(text: str, title: str, abstract: str) -> str:
     for sentence in prose_sentences(text):
         if _DIGIT.search(sentence) or restates_title(sentence, title) or sentence[-1] not in ".!?":
             continue
-        if not kept and _POINTER.match(sentence):
+        if not kept and (_POINTER.match(sentence) or not _names_the_work(sentence, names, title)):
             continue
         found = support(sentence, source)
         if found.supported and any(a in found.source for a in about):
             kept.append(sentence)
     return " ".join(kept[:2])
+
+
+# "... via Speculative Decoding", "... with Offloading": the method a title names after its goal
+_TITLE_METHOD = re.compile(r"\s(?:via|with|using|through|by)\s+(?P<method>[^:]+)$", re.IGNORECASE)
+_META_OPENING = re.compile(
+    r"^(?:The|This) (?:work|paper|study|article) (?:is about|discusses|talks about|deals with)\b",
+    re.IGNORECASE,
+)
+
+
+def _names_the_work(sentence: str, names: list[str], title: str) -> bool:
+    """An entry's first sentence names what the paper contributes: its system's name, or the
+    method its title names ("... via Speculative Decoding"); "The work is about a new way to
+    make faster inference" names nothing a reader could look up."""
+    if _META_OPENING.match(sentence):
+        return False
+    method = _TITLE_METHOD.search(title.rstrip(". "))
+    named = [*names, method.group("method")] if method else names
+    return not named or any(n.lower() in sentence.lower() for n in named)
 
 
 def _about_the_work(sentence: str, names: list[str]) -> bool:

@@ -155,6 +155,7 @@ class Proposal:
     baselines: list[Span] = field(default_factory=list)
     models: list[Span] = field(default_factory=list)
     hardware: list[Span] = field(default_factory=list)
+    tasks: list[Span] = field(default_factory=list)  # what it was measured on: "on coding"
     open_metrics: int = 0  # leading metrics the sentence ties to the value equally well
     open_baselines: int = 0  # leading baselines equally plausible (a listed name is not)
 
@@ -187,15 +188,78 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
                 baselines,
                 _nearest_first(models, value, clause),
                 _nearest_first(hardware, value, clause),
-                open_metrics,
-                open_baselines,
+                open_metrics=open_metrics,
+                open_baselines=open_baselines,
             )
         )
     _inherit_from_parallel(sentence, proposals)
     _pair_respectively(sentence, proposals)
     for proposal in proposals:
         _orient(proposal)
+        proposal.tasks = _task(sentence, proposal)
     return proposals
+
+
+# "speedups of up to 2.16× on summarization, 1.82× on coding", "a 14.1× acceleration in
+# attention operations": the task or part a gain was measured on, right after its value (and
+# the metric that follows it)
+_TASK_CUE = re.compile(
+    r"\s+(on|in|for)\s+(?!average\b|top of\b|terms of\b|addition\b|"
+    r"contrast\b|comparison\b|practice\b|particular\b|total\b|turn\b|theory\b|general\b"
+    r"|the other hand\b|the order of\b|(?:up to |about |~|≈)?\d)",
+    re.IGNORECASE,
+)
+TASK_WORDS = 8
+_ONE_WORD_OR_NONE = re.compile(r"\s*(?:[\w-]+\s+)?")
+
+
+def _clause_end(sentence: str, proposal: Proposal) -> int:
+    """Where the value's words end: at the next number with a unit, if any."""
+    later = [start for _, start in _value_starts(sentence) if start > proposal.value.end]
+    return min(later, default=len(sentence))
+
+
+def _value_starts(sentence: str) -> list[tuple[Span, int]]:
+    return [(value, value.start) for value, _, _ in _values(sentence)]
+
+
+def _task(sentence: str, proposal: Proposal) -> list[Span]:
+    """The task after the value ("on coding"), when it is none of the claim's other fields."""
+    start = proposal.value.end
+    metric = proposal.metrics[0] if proposal.metrics else None
+    if (
+        metric is not None
+        and metric.start >= start
+        and _ONE_WORD_OR_NONE.fullmatch(sentence, start, metric.start)
+    ):
+        start = metric.end  # "12.6× tighter SLO for chatbots": the task follows the metric
+    cue = _TASK_CUE.match(sentence, start)
+    if cue is None:
+        return []
+    phrase = _phrase(sentence[: _clause_end(sentence, proposal)], cue.end(1) + 1, TASK_WORDS)
+    if phrase is None:
+        return []
+    taken = [*proposal.metrics[:1], *proposal.baselines[:1], *proposal.models, *proposal.hardware]
+    if any(_overlaps(phrase, other) for other in taken) or _TASK_NOT.search(phrase.text):
+        return []
+    words = _TRAILING_JOINERS.sub("", phrase.text)
+    if not words:
+        return []
+    text = f"{cue.group(1).lower()} {words}"
+    return [Span(text, cue.start(1), phrase.start + len(words))]
+
+
+_TRAILING_JOINERS = re.compile(r"(?:\s+(?:and|or|a|an|the|with|of|,))+\s*$", re.IGNORECASE)
+
+
+# a setting or a name rather than a task: "on GPUs", "on a single A100", "for LLMs"
+_TASK_NOT = re.compile(
+    r"^(?:(?:a|an|the|one|two|\w+ )?(?:single |consumer |commodity )?(?:GPUs?|CPUs?|devices?"
+    r"|machines?|nodes?|clusters?|servers?|hardware|LLMs?|models?|(?:large )?language models?"
+    r"|transformers?|settings?|scenarios?|cases?|benchmarks?|datasets?|tasks?|workloads?)$"
+    r"|^(?:the|a|an) (?:same|other|one)\b|^(?:which|that|this|these|those|it|them)\b)",
+    re.IGNORECASE,
+)
 
 
 def _pair_respectively(sentence: str, proposals: list[Proposal]) -> None:

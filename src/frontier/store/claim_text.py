@@ -26,15 +26,27 @@ def phrase_claim(claim: Claim) -> str:
         text = f"{value} {word} {metric}" + (f" than {baseline}" if baseline else "")
     else:
         text = f"{metric}: {value}" + (f" (vs {baseline})" if baseline else "")
-    return f"{text}{_setting(claim)}"
+    task = f" {claim.condition}" if claim.condition else ""  # "on coding", from the sentence
+    return f"{text}{task}{_setting(claim)}"
+
+
+# "115% and 107% more requests": values listed before the word they share
+_LISTED_VALUE = r"\s*(?:,|and|or|, and)\s*(?:up to\s+)?\d[\d.,]*\s?(?:%|×|x)"
 
 
 def _comparative_in_quote(claim: Claim) -> str:
     """The sentence's own word between the value and the metric ('4.48× more requests',
-    '10.2× tighter SLO'), when it is a comparative that agrees with the direction."""
+    '10.2× tighter SLO', '115% and 107% more requests'), when it is a comparative that agrees
+    with the direction; 'faster' for a metric the sentence says is accelerated."""
+    if claim.direction == "higher" and re.search(
+        rf"\b(?:accelerat\w*|speeds? up|sped up)\s+(?:the\s+)?{re.escape(claim.metric)}\b",
+        claim.quote,
+        re.IGNORECASE,
+    ):
+        return "faster"  # "accelerates high-priority requests by up to 1.5×"
     found = re.search(
-        rf"{re.escape(claim.value_text)}\s+(more stringent|\w+er|more|less|fewer)\s+"
-        rf"{re.escape(claim.metric.split()[0])}",
+        rf"{re.escape(claim.value_text)}(?:{_LISTED_VALUE})*\s+(more stringent|\w+er|more|less"
+        rf"|fewer)\s+{re.escape(claim.metric.split()[0])}",
         claim.quote,
     )
     if found is None:

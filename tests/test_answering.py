@@ -16,7 +16,13 @@ from frontier.synthesize.answering import (
     without_heading,
 )
 from frontier.synthesize.ask import quote_lines
-from frontier.synthesize.meaning import TAUTOLOGY, facts_in, says_nothing, shipped_similarity
+from frontier.synthesize.meaning import (
+    TAUTOLOGY,
+    fact_fault,
+    facts_in,
+    says_nothing,
+    shipped_similarity,
+)
 from frontier.text import prose_sentences as sentences_of
 
 
@@ -69,6 +75,8 @@ def test_a_numbered_heading_run_into_its_first_sentence_is_cut_off() -> None:
     # a sentence that opens with a number is not a heading
     assert without_heading("16 GPUs are used. We run") == "16 GPUs are used. We run"
     assert without_heading("2 Preliminaries.") == "2 Preliminaries."
+    assert without_heading("3 Table 3 shows a 2.4× speed-up.") == "Table 3 shows a 2.4× speed-up."
+    assert without_heading("8 Figure-level gains") == "8 Figure-level gains"
     units = page_units("7 Conclusion We introduce a kernel that fuses prefill and decode.")
     assert units == ["We introduce a kernel that fuses prefill and decode."]
 
@@ -262,3 +270,18 @@ def test_a_section_and_subsection_heading_run_in_before_a_sentence_are_cut_off()
     assert without_heading("We run 4 GPUs on 2 nodes and 1.5 TB of memory in total.").startswith(
         "We run"
     )
+
+
+def test_a_sentence_calling_a_model_a_gpu_or_a_gpu_a_model_is_not_its_source() -> None:
+    """A small model copies the names right and says wrong what they are."""
+    source = (
+        "We evaluate across models and hardware: Mistral-7B on a single A100, and Falcon-180B "
+        "with 2-way pipeline parallelism across 8 A100 GPUs."
+    )
+    wrong = "It was evaluated on Falcon-180B, which is a GPU that supports pipeline parallelism."
+    assert fact_fault(wrong, source) == "calls the model Falcon-180B a GPU"
+    assert fact_fault("The A100 model serves Mistral-7B.", source) == (
+        "calls the hardware A100 a model"
+    )
+    assert fact_fault("Falcon-180B runs across 8 A100 GPUs.", source) == ""
+    assert fact_fault("The OPT-13B GPU memory holds the KV cache.", "The OPT-13B GPU memory") == ""

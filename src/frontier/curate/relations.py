@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from frontier.config import Entity
 from frontier.curate.addresses import ItemPart, holds, stems_of
+from frontier.curate.spans import names_hardware_from
 from frontier.curate.support import CITES_OTHERS, is_prose, plain_math, support
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
@@ -92,12 +93,24 @@ def entity_relations(
     for entity in entities:
         aliases = [entity.name, *entity.aliases]
         for sentence, page in units:
-            named = next((a for a in aliases if _alias_pattern(a).search(sentence)), None)
+            named = next((a for a in aliases if _names(entity, a, sentence)), None)
             if named is not None:
                 detail = f"names {naming(entity.name, named)}"
                 found.append(Relation("entity", entity.slug, detail, sentence, "code", page))
                 break
     return found
+
+
+def _names(entity: Entity, alias: str, sentence: str) -> bool:
+    """The sentence names the entity by `alias`; an organisation written only as the maker of a
+    piece of hardware ("on NVIDIA A800 clusters") is the hardware's name, not the paper's
+    concern."""
+    for found in _alias_pattern(alias).finditer(sentence):
+        if entity.kind != "organisation" or not names_hardware_from(
+            sentence, found.start(), found.end()
+        ):
+            return True
+    return False
 
 
 def naming(name: str, alias: str) -> str:
@@ -126,7 +139,7 @@ _ROLES = (
         r"(?:than|over|versus|vs\.?|compared (?:to|with)|relative to|against"
         r"|outperforms?|outperforming|beats?)",
     ),
-    ("measured on", r"(?:on|with|using|for|of)"),
+    ("measured on", r"(?:on|with|using|for|of|evaluat(?:e|es|ed|ing)|running|runs?)"),
 )
 ROLE_ORDER = (*(role for role, _ in _ROLES), "concerns")
 ROLE_WORDS = 3  # words between the cue and the entity's name ("than the original vLLM")

@@ -9,7 +9,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from frontier.text import NumberShape, WordStyle, number_pattern, word_matches
+from frontier.text import (
+    HARDWARE_NAME,
+    MODEL_NAME,
+    NumberShape,
+    WordStyle,
+    number_pattern,
+    word_matches,
+)
 
 _QUALIFIER = (
     r"(?:up to|more than|over|at least|at most|nearly|almost|about|around|approximately|roughly|"
@@ -118,18 +125,12 @@ _NOT_BASELINE = re.compile(
     r"^(?:time|the (?:years|past|course)|a range|all|prior years|\d)|^(?:that|this|those)\b",
     re.IGNORECASE,
 )
-_MODEL = re.compile(
-    r"\b(?:(?:Code)?Llama|LLaMA|OPT|GPT|Mistral|Mixtral|Falcon|Qwen|Vicuna|BLOOM|Gemma|Phi|"
-    r"DeepSeek|Yi|PaLM|T5|BERT|Chinchilla|MPT|Pythia|StarCoder|Grok|Claude|Gopher|LaMDA|"
-    r"Megatron|Baichuan|ChatGLM|InternLM)(?:[- ]?\d+[x×]\d+B|[- ]?\d+(?:\.\d+)?[BMK]?)?(?:[- ](?:\d+(?:\.\d+)?[BMK]|"
-    r"\d+x\d+B|[Cc]hat|[Ii]nstruct|[Ll]arge|XL|XXL))*(?:[- ]\d+(?:\.\d+)?[BMK])?\b"
-)
-_HARDWARE = re.compile(
-    r"\b(?:(?:NVIDIA\s+)?(?:A100|H100|H200|H800|A800|B100|B200|GH200|A10G?|A30|A40|A6000|L4|L40S?|"
-    r"V100|T4|P100|RTX\s?\d{4}(?:\s?Ti)?|GTX\s?\d{4}|Jetson\s\w+)(?:[- ]?(?:SXM\d?|PCIe))?"
-    r"(?:[- ]?\d+\s?GB)?|(?:AMD\s+)?MI\d{3}X?|TPU\s?v\d\w*|Gaudi\s?\d?|Trainium\d?|Inferentia\d?|"
-    r"Apple M\d(?: \w+)?|Xeon[\w -]*?\d{4}\w*)\b"
-)
+
+
+def names_hardware_from(sentence: str, start: int, end: int) -> bool:
+    """The name at sentence[start:end] is the vendor's word of a hardware name ("NVIDIA A800")."""
+    found = HARDWARE_NAME.match(sentence, start)
+    return found is not None and found.end() > end
 
 
 @dataclass(frozen=True)
@@ -163,8 +164,8 @@ class Proposal:
 def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[Proposal]:
     """One proposal for every measured number of the sentence, in reading order."""
     aliases = aliases or {}
-    models = _names(sentence, _MODEL, aliases.get("model", []))
-    hardware = _names(sentence, _HARDWARE, aliases.get("hardware", []))
+    models = _names(sentence, MODEL_NAME, aliases.get("model", []))
+    hardware = _names(sentence, HARDWARE_NAME, aliases.get("hardware", []))
     values = _values(sentence)
     proposals = []
     for value, numbers, unit in values:
@@ -655,7 +656,7 @@ def setup_names(
     for page, section, text in chunks:
         if page is None or not re.search(r"setup|experiment|evaluat|implement", section, re.I):
             continue
-        for kind, pattern in (("model", _MODEL), ("hardware", _HARDWARE)):
+        for kind, pattern in (("model", MODEL_NAME), ("hardware", HARDWARE_NAME)):
             if kind not in found:
                 names = [n for n in _names(text, pattern, aliases.get(kind, [])) if _sized(n)]
                 if names:

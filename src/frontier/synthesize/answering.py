@@ -108,6 +108,8 @@ _LEADING_HEADING = re.compile(
 _RUN_IN_HEADING = re.compile(
     r"^(?!(?:Table|Figure|Note)\b)[A-Z][a-z]+(?:\s+(?:and|of|&|[a-z]+)){0,4}:\s+(?=[A-Z])"
 )
+# a footnote mark or a section number left before the sentence: "3 Table 3 shows that ..."
+_STRAY_NUMBER = re.compile(r"^\d{1,2}\s+(?=(?:Table|Tab\.|Figure|Fig\.)\s*\d)")
 _REFERENCE = re.compile(
     r"^\[\d+\]\s|\bIn Proceedings\b|\barXiv preprint\b|\bpp\. \d"
     r"|\bProc\. of\b|\bURL\s|https?://|\bdoi:"
@@ -435,7 +437,7 @@ def without_heading(sentence: str) -> str:
     """A sentence without the numbered section heading a page's flattened lines ran into it
     ("4.3 Parallel attention layers We consider ..." → "We consider ..."), or a paragraph's
     run-in title ("Models and hardware: We evaluate ...")."""
-    sentence = without_heading_chain(sentence)
+    sentence = _STRAY_NUMBER.sub("", without_heading_chain(sentence), count=1)
     return _RUN_IN_HEADING.sub("", _LEADING_HEADING.sub("", sentence, count=1), count=1)
 
 

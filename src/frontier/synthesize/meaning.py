@@ -25,6 +25,8 @@ from frontier.curate.support import content_stems
 from frontier.llm.embeddings import EmbeddingError, load_embedder
 from frontier.synthesize.citations import strip_citations
 from frontier.text import (
+    HARDWARE_NAME,
+    MODEL_NAME,
     NumberShape,
     NumberStart,
     WordStyle,
@@ -562,6 +564,45 @@ def fact_fault(
         return negation
     if _cause_unborne(body, window, similarity):
         return "states a cause or mechanism its source does not"
+    return _kind_fault(body, window)
+
+
+_HARDWARE_NOUN = r"(?:GPUs?|accelerators?|chips?|graphics cards?|processors?|hardware|devices?)"
+_MODEL_NOUN = r"(?:models?|LLMs?|language models?|networks?)"
+# what follows a name to say what kind of thing it is: "X, which is a GPU", "the X GPU"
+_CALLED = (
+    r"(?:,?\s+(?:which|that)\s+(?:is|are|was|were)|\s+(?:is|are|was|were))\s+(?:an?\s+|the\s+)?"
+)
+# "the OPT-13B GPU memory", "A100 network bandwidth": the noun qualifies another one
+_NOT_A_HEAD = (
+    r"(?!\s+(?:memory|hours?|time|budget|utili[sz]ation|count|kernels?|bandwidth|size|weights?"
+    r"|serving|clusters?|nodes?|servers?|parallelism|throughput|latency|cards?))"
+)
+_KIND_CALLS = (
+    (
+        MODEL_NAME,
+        "the model",
+        re.compile(
+            rf"(?:{_CALLED}(?:[\w-]+\s+){{0,2}}|\s+)(?P<noun>{_HARDWARE_NOUN})\b{_NOT_A_HEAD}"
+        ),
+    ),
+    (
+        HARDWARE_NAME,
+        "the hardware",
+        re.compile(rf"(?:{_CALLED}(?:[\w-]+\s+){{0,2}}|\s+)(?P<noun>{_MODEL_NOUN})\b{_NOT_A_HEAD}"),
+    ),
+)
+KIND_SPAN = 60  # characters after a name in which the sentence says what kind of thing it is
+
+
+def _kind_fault(body: str, window: str) -> str:
+    """The sentence calls a name by another kind's noun ("Falcon-180B, which is a GPU", "the
+    A100 model") and its source does not: a small model mixes up what the names it copies are."""
+    for pattern, kind, called in _KIND_CALLS:
+        for name in pattern.finditer(body):
+            said = called.match(body[name.end() : name.end() + KIND_SPAN])
+            if said and f"{name.group()}{said.group()}".lower() not in window.lower():
+                return f"calls {kind} {name.group()} a {said.group('noun')}"
     return ""
 
 

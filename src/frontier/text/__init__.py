@@ -193,3 +193,19 @@ def fold_print(text: str) -> str:
     text = text.replace("\u00ad", "").replace("\ufffe", "")
     text = _BREAK_HYPHEN.sub(r"\1\2", text)
     return fold_space(text.replace("-", "")).lower()
+
+
+# a model by its family's name, with its size and variant: "Llama-2 70B", "T5-XXL", "Yi-34B"
+MODEL_NAME = re.compile(
+    r"\b(?:(?:Code)?Llama|LLaMA|OPT|GPT|Mistral|Mixtral|Falcon|Qwen|Vicuna|BLOOM|Gemma|Phi|"
+    r"DeepSeek|Yi|PaLM|T5|BERT|Chinchilla|MPT|Pythia|StarCoder|Grok|Claude|Gopher|LaMDA|"
+    r"Megatron|Baichuan|ChatGLM|InternLM)(?:[- ]?\d+[x×]\d+B|[- ]?\d+(?:\.\d+)?[BMK]?)?(?:[- ](?:\d+(?:\.\d+)?[BMK]|"
+    r"\d+x\d+B|[Cc]hat|[Ii]nstruct|[Ll]arge|XL|XXL))*(?:[- ]\d+(?:\.\d+)?[BMK])?\b"
+)
+# an accelerator or processor by its product name: "NVIDIA A100-80GB", "MI250X", "TPU v4"
+HARDWARE_NAME = re.compile(
+    r"\b(?:(?:NVIDIA\s+)?(?:A100|H100|H200|H800|A800|B100|B200|GH200|A10G?|A30|A40|A6000|L4|L40S?|"
+    r"V100|T4|P100|RTX\s?\d{4}(?:\s?Ti)?|GTX\s?\d{4}|Jetson\s\w+)(?:[- ]?(?:SXM\d?|PCIe))?"
+    r"(?:[- ]?\d+\s?GB)?|(?:AMD\s+)?MI\d{3}X?|TPU\s?v\d\w*|Gaudi\s?\d?|Trainium\d?|Inferentia\d?|"
+    r"Apple M\d(?: \w+)?|Xeon[\w -]*?\d{4}\w*)\b"
+)

@@ -5,6 +5,7 @@ replies pass keeps being asked."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from fake_openai import FakeOpenAI, Reply
@@ -44,12 +45,15 @@ def ingest(ws: Path, rows: list[dict[str, object]], name: str) -> None:
 
 
 def entry_replies(what_it_is: str) -> FakeOpenAI:
-    """A model that answers every entry request with `what_it_is` (and triage with serving)."""
+    """A model that answers every entry request with `what_it_is` (and triage with serving);
+    "{system}" in it is the name of the system the request's paper presents."""
 
     def respond(request: dict[str, object]) -> Reply:
         text = json.dumps(request.get("messages", []))
         if "entries for a knowledge base" in text:
-            return Reply(content=json.dumps({"what_it_is": what_it_is}))
+            system = re.search(r"We present (\w+Sched)", text)
+            named = what_it_is.replace("{system}", system.group(1) if system else "")
+            return Reply(content=json.dumps({"what_it_is": named}))
         return Reply(content=json.dumps({"topic": "serving", "reason": "a serving scheduler"}))
 
     return FakeOpenAI(respond)
@@ -97,9 +101,10 @@ def test_a_model_whose_replies_pass_is_asked_every_time(tmp_path: Path) -> None:
     ws = tmp_path / "kb"
     assert run_cli("init", str(ws)).code == 0
     ingest(ws, papers(SYSTEMS[:22], 1), "first.jsonl")
+    # an entry's sentence names the work it is about (the check refuses one that names nothing)
     passing = (
-        "A request scheduler that admits requests into the running batch by expected decode "
-        "length and preempts long requests when the KV cache fills."
+        "{system} is a request scheduler that admits requests into the running batch by expected "
+        "decode length and preempts long requests when the KV cache fills."
     )
     with entry_replies(passing) as server:
         curate(ws, server)

@@ -156,6 +156,21 @@ def test_a_question_without_support_gets_a_plain_no_and_no_model_call(pdf_kb: Pa
     assert db(pdf_kb).execute("SELECT count(*) FROM llm_calls").fetchone()[0] == 0
 
 
+def test_a_question_on_a_system_no_paper_names_says_so_instead_of_answering_another(
+    pdf_kb: Path,
+) -> None:
+    # the nearest passages would be about another quantization method: that is no answer
+    asked = run_cli("-w", str(pdf_kb), "ask", "Which GPUs was SqueezeLLM evaluated on?", "--json")
+    assert asked.code == 0, asked.err
+    (answer,) = asked.json()
+    assert not answer["supported"] and not answer["sources"]
+    assert answer["answer"].startswith(NO_SUPPORT) and "names SqueezeLLM" in answer["answer"]
+    # a system the KB's papers name is answered as before
+    conn = db(pdf_kb)
+    assert build_bundle(conn, Retriever(conn), "How does DistServe place prefill?", 6000).sources
+    assert db(pdf_kb).execute("SELECT count(*) FROM llm_calls").fetchone()[0] == 0
+
+
 def test_answers_cite_only_their_bundle_and_follow_ups_reuse_it(
     pdf_kb: Path, model: tuple[FakeOpenAI, dict[str, str]]
 ) -> None:

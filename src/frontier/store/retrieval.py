@@ -75,3 +75,35 @@ def paper_dates(conn: sqlite3.Connection, paper_ids: set[str]) -> dict[str, str]
             f"SELECT id, published FROM papers WHERE id IN ({marks})", list(paper_ids)
         )
     }
+
+
+def named_nowhere(conn: sqlite3.Connection, names: list[str]) -> list[str]:
+    """The names no paper's title, abstract or own text holds (as a phrase of the full-text
+    index); a reference list, and what follows it, is not the paper's own text."""
+    missing = []
+    for name in names:
+        phrase = '"' + name.replace('"', " ") + '"'
+        in_text = conn.execute(_NAMED_IN_OWN_TEXT, (phrase,)).fetchone()
+        in_papers = (
+            in_text
+            or conn.execute(
+                "SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1", (phrase,)
+            ).fetchone()
+        )
+        if not in_papers:
+            missing.append(name)
+    return missing
+
+
+_NAMED_IN_OWN_TEXT = """
+SELECT 1 FROM chunks_fts f
+JOIN chunks c ON c.id = f.rowid
+LEFT JOIN (
+    SELECT paper_id, min(page_start) AS first_page FROM sections
+    WHERE kind = 'references' GROUP BY paper_id
+) r ON r.paper_id = c.paper_id
+WHERE chunks_fts MATCH ?
+  AND (r.first_page IS NULL OR c.page IS NULL OR c.page < r.first_page
+       OR (c.page = r.first_page AND c.section NOT IN ('references', 'appendix')))
+LIMIT 1
+"""

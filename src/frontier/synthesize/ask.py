@@ -10,13 +10,13 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from frontier.curate.support import content_stems
+from frontier.curate.support import content_stems, names_in
 from frontier.llm.client import LLM
 from frontier.llm.deadline import DeadlinePassed, before, stream_before
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import ChatResult
 from frontier.store.queries import page_texts
-from frontier.store.retrieval import chunk_texts, paper_dates, triaged_papers
+from frontier.store.retrieval import chunk_texts, named_nowhere, paper_dates, triaged_papers
 from frontier.store.synthesis import insert_ask, supported_ask_bundle
 from frontier.synthesize import windows
 from frontier.synthesize.answering import (
@@ -42,6 +42,7 @@ MIN_SIMILARITY = 0.36
 MIN_WORD_OVERLAP = 0.75
 MIN_SIMILARITY_WITH_WORDS = 0.2
 ASK_PASSAGES = 8
+COINED_CHARS = 4  # shorter names ("Phi", "OPT") are too often a word of something else
 PRESET_PAPERS = 12
 # what an answer may write after the sources' answering sentences: three sentences and their
 # citations; a longer reply is cut by the check anyway, and every token costs time on a CPU
@@ -136,6 +137,9 @@ def build_bundle(
 ) -> Bundle:
     """Retrieve and number the sources; a preset spreads them over more distinct papers."""
     papers = topic_papers(conn, topic)
+    unnamed = [] if preset else named_nowhere(conn, coined_names(question))
+    if unnamed:  # the nearest passages would be about something else
+        return Bundle(unnamed=unnamed)
     if preset:
         passages = _one_per_paper(retriever.retrieve(question, PRESET_PAPERS * 4, "hybrid", papers))
         passages = passages[:PRESET_PAPERS]
@@ -145,6 +149,23 @@ def build_bundle(
         )
     dates = paper_dates(conn, {p.paper_id for p in passages})
     return with_pages(conn, passage_bundle(widened(conn, question, passages), dates, budget))
+
+
+def coined_names(question: str) -> list[str]:
+    """The coined system names of a question ("SqueezeLLM", "Sarathi-Serve", "vLLM"): a capital
+    right after a lower-case letter (or after it and a hyphen); not an acronym ("GPUs"), nor a
+    term written with one ("KV-cache")."""
+    names = {re.sub(r"['’]s$", "", name) for name in names_in(question)}
+    return sorted(name for name in names if len(name) >= COINED_CHARS and _COINED.search(name))
+
+
+_COINED = re.compile(r"[a-z]-?[A-Z]")
+
+
+def no_support(bundle: Bundle) -> str:
+    if not bundle.unnamed:
+        return NO_SUPPORT
+    return f"{NO_SUPPORT} No source in it names {', '.join(bundle.unnamed)}."
 
 
 def with_pages(conn: sqlite3.Connection, bundle: Bundle) -> Bundle:
@@ -215,7 +236,7 @@ async def answer_over(
     answering sentences code ranks. Past the `deadline` (a `time.monotonic()` value) the call
     is cancelled and the answer is those sentences alone."""
     if not bundle.sources:
-        return Answer(question, NO_SUPPORT, bundle, supported=False)
+        return Answer(question, no_support(bundle), bundle, supported=False)
     prompt = prompt_for(preset)
     answering = leading or answering_sentences(bundle, question)
     messages = _messages(prompt, field_name, question, bundle, answering)
@@ -268,7 +289,7 @@ async def stream_answer(
     """`answer_over` streamed: the text as the model writes it, then the checked Answer (past
     the deadline, the leading or answering sentences alone)."""
     if not bundle.sources:
-        yield Answer(question, NO_SUPPORT, bundle, supported=False)
+        yield Answer(question, no_support(bundle), bundle, supported=False)
         return
     prompt = prompt_for(preset)
     answering = leading or answering_sentences(bundle, question)

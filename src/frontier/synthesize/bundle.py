@@ -36,6 +36,8 @@ class Bundle:
     sources: list[Source] = field(default_factory=list)
     # the whole text of each source's page, where the sentences answering a question are sought
     pages: dict[tuple[str, int], str] = field(default_factory=dict)
+    # the systems the question names that no source of the KB names (then there are no sources)
+    unnamed: list[str] = field(default_factory=list)
 
     def render(self) -> str:
         return "\n\n".join(source.render() for source in self.sources)

@@ -285,3 +285,36 @@ def test_a_sentence_calling_a_model_a_gpu_or_a_gpu_a_model_is_not_its_source() -
     )
     assert fact_fault("Falcon-180B runs across 8 A100 GPUs.", source) == ""
     assert fact_fault("The OPT-13B GPU memory holds the KV cache.", "The OPT-13B GPU memory") == ""
+
+
+def test_what_improvement_or_a_long_noun_phrase_asks_for_a_quantity() -> None:
+    from frontier.synthesize.answering import asked_kinds
+
+    assert "quantity" in asked_kinds("What throughput improvement does the system report?")
+    assert "quantity" in asked_kinds("What default KV-cache block size does the engine use?")
+    assert asked_units("What latency reduction does early exit give?")
+    assert "quantity" not in asked_kinds("What scheduling policy does the engine use?")
+
+
+def test_a_heading_without_a_number_run_into_a_sentence_is_cut_off() -> None:
+    assert (
+        without_heading("Serving 70B models with tensor parallelism We run the model on 8 GPUs.")
+        == "We run the model on 8 GPUs."
+    )
+    assert without_heading(
+        "3.2 The Core of LLM.int8(): Mixed-precision Decomposition In our analysis, we find x."
+    ).startswith("In our analysis")
+    # a sentence that opens with "We" or has a comma before it keeps every word
+    for sentence in ("We run the model. We stop.", "Unlike prior work, We do x."):
+        assert without_heading(sentence) == sentence
+
+
+def test_the_items_of_a_bulleted_list_flattened_into_a_line_are_read_apart() -> None:
+    units = page_units(
+        "It improves serving throughput by up to 1.23× over FlashInfer • We show that the "
+        "memory manager works with a kernel it was not written for."
+    )
+    assert units == [
+        "It improves serving throughput by up to 1.23× over FlashInfer.",
+        "We show that the memory manager works with a kernel it was not written for.",
+    ]

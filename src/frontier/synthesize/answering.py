@@ -108,6 +108,13 @@ _LEADING_HEADING = re.compile(
 _RUN_IN_HEADING = re.compile(
     r"^(?!(?:Table|Figure|Note)\b)[A-Z][a-z]+(?:\s+(?:and|of|&|[a-z]+)){0,4}:\s+(?=[A-Z])"
 )
+# a paragraph's heading with no number run into its first sentence, which opens with a capital
+# "We", "Our" or "In our" where no sentence can have one ("Serving 70B models with tensor parallelism We
+# run ..."): at most HEADING_WORDS words, none ending a sentence
+_UNNUMBERED_HEADING = re.compile(
+    r"^(?:\d+(?:\.\d+){0,3}\.?\s+)?[A-Z](?:[^\s.!?]|[.!?](?=\S))*(?:\s+(?:[^\s.!?]|[.!?](?=\S))+){0,11}"
+    r"(?<=[a-z0-9)])\s+(?=(?:We|Our|In (?:our|this))\s)"
+)
 # a footnote mark or a section number left before the sentence: "3 Table 3 shows that ..."
 _STRAY_NUMBER = re.compile(r"^\d{1,2}\s+(?=(?:Table|Tab\.|Figure|Fig\.)\s*\d)")
 _REFERENCE = re.compile(
@@ -125,6 +132,7 @@ _VERB_LIKE = re.compile(
     r"|must|should|we|our|it|they|this|these)\b|\b\w{3,}(?:ed|es|ing)\b",
     re.IGNORECASE,
 )
+_BULLET = re.compile(r"\s+[•●▪]\s+")  # a bulleted list's items, flattened into one line
 _ITEM_ONE = re.compile(r"\((?:1|i|a)\)\s")
 _ITEM_TWO = re.compile(r"\((?:2|ii|b)\)\s")
 _SECTION_NUMBER = re.compile(r"\d+(?:\.\d+){0,3}\.?")
@@ -179,6 +187,7 @@ _UNITS_ASKED: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(
             r"\bhow much (?:\w+ )?(?:slower|faster|higher|lower|better|worse|more|less|smaller|"
             r"larger|cheaper|fewer)\b|\bby how much\b|\bhow many times\b|\bspeed-?ups?\b"
+            r"|\bwhat (?:[\w-]+ ){0,3}(?:improvement|gain|reduction|slowdown)s?\b"
             r"|\bwhat (?:fraction|share|percentage|ratio)\b|\bhow expensive\b|\bcheaper\b"
             r"|\bhow much of\b",
             re.IGNORECASE,
@@ -240,8 +249,9 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
         "quantity",
         re.compile(
             r"\bhow (?:much|many|large|big|long|fast|small|far|often|expensive|fine|closely)\b"
-            r"|\bwhat (?:[\w-]+ ){0,2}(?:size|fraction|share|percentage|ratio|speedup|bandwidth|"
-            r"precision|length|rank|threshold|latency|cost|number)\b|\bby how\b|\bat what\b"
+            r"|\bwhat (?:[\w-]+ ){0,3}(?:size|fraction|share|percentage|ratio|speed-?up|bandwidth|"
+            r"precision|length|rank|threshold|latency|cost|number|improvement|gain|reduction"
+            r"|slowdown|overhead|savings?)s?\b|\bby how\b|\bat what\b"
             r"|\bbeyond which\b",
             re.IGNORECASE,
         ),
@@ -264,7 +274,7 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
         "setting",
         re.compile(
             r"\bdefault\b|\bconfigur|\bset\b|\bsetting|\bthreshold\b|\bhyperparameter|"
-            r"\bwhat (?:[\w-]+ ){0,2}(?:size|value|rank|length|data|dataset)\b",
+            r"\bwhat (?:[\w-]+ ){0,3}(?:size|value|rank|length|data|dataset)\b",
             re.IGNORECASE,
         ),
         _SETTING,
@@ -404,8 +414,19 @@ def page_units(text: str) -> list[str]:
         prose.append(line)
     units.extend(_rows(table, caption))
     units.extend(prose_sentences(" ".join(prose)))
+    units = [item for unit in units for item in bullet_items(unit)]
     units = [re.sub(r"(?<=\w)- (?=\d)", "-", unit) for unit in map(without_heading, units) if unit]
     return joined_enumerations(units)
+
+
+def bullet_items(unit: str) -> list[str]:
+    """A bulleted list flattened into one line, as its items: each ends where the next bullet
+    begins, so an item without a full stop of its own is given one."""
+    items = [item.strip() for item in _BULLET.split(unit) if item.strip()]
+    return [
+        item if index == len(items) - 1 or item.endswith((".", "!", "?", ";", ":")) else f"{item}."
+        for index, item in enumerate(items)
+    ]
 
 
 def joined_enumerations(units: list[str]) -> list[str]:
@@ -438,7 +459,8 @@ def without_heading(sentence: str) -> str:
     ("4.3 Parallel attention layers We consider ..." → "We consider ..."), or a paragraph's
     run-in title ("Models and hardware: We evaluate ...")."""
     sentence = _STRAY_NUMBER.sub("", without_heading_chain(sentence), count=1)
-    return _RUN_IN_HEADING.sub("", _LEADING_HEADING.sub("", sentence, count=1), count=1)
+    sentence = _RUN_IN_HEADING.sub("", _LEADING_HEADING.sub("", sentence, count=1), count=1)
+    return _UNNUMBERED_HEADING.sub("", sentence, count=1)
 
 
 def without_heading_chain(sentence: str) -> str:

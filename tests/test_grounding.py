@@ -385,3 +385,19 @@ def test_a_map_summary_brings_no_name_and_few_words_of_its_own() -> None:
 
 def test_the_frame_a_model_puts_before_its_answer_is_no_part_of_it() -> None:
     assert without_lead_ins("The answer to this question is: 20x.\nThe answer is:") == "20x.\n"
+
+
+def test_a_sentence_without_what_a_which_or_how_much_question_asks_for_is_no_answer() -> None:
+    how_big = "How many tokens does a KV cache block of vLLM hold?"
+    answer = (
+        "vLLM stores the KV cache in blocks of 16 tokens [1]. "
+        "The scheduler preempts whole sequences and swaps them to CPU memory [1]."
+    )
+    grounded = ground_answer(answer, bundle(), how_big, quotes=True)
+    assert "16 tokens" in grounded.text and "swaps" not in grounded.text
+    (dropped,) = grounded.dropped
+    assert dropped.reason.endswith("what the question asks for: a number")
+    # a question asking how or why asks for no one kind
+    how = "How does vLLM handle running out of KV cache memory?"
+    kept = ground_answer(answer, bundle(), how, quotes=True)
+    assert "swaps" in kept.text and not kept.dropped

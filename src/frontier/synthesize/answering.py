@@ -337,6 +337,30 @@ def _new_quantity(found: str, given: frozenset[str]) -> bool:
     )
 
 
+_SPELLED_QUANTITY = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty"
+    r"|hundreds?|thousands?|millions?|billions?|twice|double|triple|half|percent)\b"
+    r"|\bone (?:percent|tenth|third|quarter|half)\b",
+    re.IGNORECASE,
+)
+_KIND_WORDS = {"hardware": "an accelerator", "quantity": "a number", "model": "a model"}
+
+
+def lacks_asked_kind(question: str, sentence: str) -> str:
+    """What a question asking only for specific kinds (an accelerator, a number, a model) asks
+    for, when the sentence holds none of them (naming GPUs or a cluster counts); else "". A
+    sentence that holds nothing asked for says something, but not the answer."""
+    kinds = asked_kinds(question)
+    if not kinds or not set(kinds) <= SPECIFIC_KINDS:
+        return ""
+    given = frozenset(find_numbers(question, NumberShape.DECIMAL))
+    if _kind_score(kinds, sentence, given, asked_units(question)) > 0:
+        return ""
+    if "quantity" in kinds and _SPELLED_QUANTITY.search(sentence):
+        return ""  # "one percent of the mean", "two experts when ..."
+    return " or ".join(_KIND_WORDS[kind] for kind in kinds)
+
+
 def asked_units(question: str) -> list[re.Pattern[str]]:
     """The units a how-much / how-long question asks its number in (a time, a ratio, an amount of
     memory or bandwidth, a cost); none when any number may answer it."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from frontier.curate.support import MIN_WORD_SHARE, content_stems, names_in
+from frontier.synthesize.answering import lacks_asked_kind
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
 from frontier.synthesize.meaning import (
@@ -57,6 +58,7 @@ SHORT_SENTENCE_WORDS = 3  # fewer content words than this: a transition, not a c
 NEAR_DUPLICATE = 0.85  # word-set overlap at which a sentence counts as a repeat
 REPEAT_MIN_WORDS = 8  # distinct words a sentence needs before it is judged a repeat by its share
 LOOPS = "repeats itself"
+MISSES_KIND = "does not hold what the question asks for"
 LOOP_WORDS = 6  # a run of this many words said twice in one sentence is a loop
 QUOTED_SENTENCES = 3
 PARAPHRASE_WINDOWS = 6  # windows, best by shared words, held against a sentence by meaning
@@ -255,6 +257,16 @@ class _SentenceCheck:
         return judged
 
     def judge(self, sentence: str, beside: list[int]) -> tuple[str, str]:
+        """The sentence as it stays, or why it cannot: borne out by its sources and, in an
+        answer to a question asking for an accelerator, a number or a model, holding one."""
+        kept, reason = self.judge_support(sentence, beside)
+        if kept and not reason and self.strict and not self.refused:
+            wanted = lacks_asked_kind(self.question, strip_citations(kept))
+            if wanted:
+                return "", f"{MISSES_KIND}: {wanted}"
+        return kept, reason
+
+    def judge_support(self, sentence: str, beside: list[int]) -> tuple[str, str]:
         """The sentence as it stays, or why it cannot. One whose cited sources do not bear it out,
         or that cites none, is cited to the first source that does (a source cited beside it
         first): the citation it leans on may itself go, and every claim shown names its source."""

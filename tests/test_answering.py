@@ -318,3 +318,17 @@ def test_the_items_of_a_bulleted_list_flattened_into_a_line_are_read_apart() -> 
         "It improves serving throughput by up to 1.23× over FlashInfer.",
         "We show that the memory manager works with a kernel it was not written for.",
     ]
+
+
+def test_a_denial_its_source_does_not_make_is_a_fault_and_one_it_makes_in_other_words_is_not() -> (
+    None
+):
+    source = (
+        "With iteration-level scheduling, the scheduler decides which requests run in each "
+        "iteration, so a new request starts after the current iteration."
+    )
+    made_up = "The scheduler does not decide which requests run in each iteration."
+    assert fact_fault(made_up, source, "", "") == "denies something its source does not deny"
+    limited = "The cache holds only the most recent four blocks of each sequence."
+    said = "Older blocks of a sequence are not kept."
+    assert fact_fault(said, limited, "", "") == ""

@@ -689,12 +689,23 @@ def _direction(text: str) -> set[int]:
     return {_sense(words, i) for i, w in enumerate(words) if _change_base(w)}
 
 
+# what a source says when it limits or denies something, in words other than a plain negation
+_NEGATIVE_SENSE = re.compile(
+    _NEGATORS.pattern + r"|\b(?:only|unlike|instead|rather|lacks?|avoids?|avoid(?:ed|ing)|prevents?"
+    r"|impossible|infeasible|hard|difficult|fails?|failed|cannot|neither|none|nothing|little"
+    r"|rarely|hardly|beyond|unsupported|inefficient|insufficient|limit(?:s|ed|ation)?|free)\b",
+    re.IGNORECASE,
+)
+
+
 def _negation_fault(body: str, window: str) -> str:
     """The sentence denies what the window states plainly ("does not evict" where the source
     evicts), or states plainly what the window denies; a word both deny, or only one holds, is
     no fault."""
     if not _NEGATORS.search(body) and not _NEGATORS.search(window):
         return ""
+    if _NEGATORS.search(body) and not _NEGATIVE_SENSE.search(window):
+        return "denies something its source does not deny"
     if _denied_plainly(body, window):
         return "denies what its source states"
     if _denied_plainly(window, body):

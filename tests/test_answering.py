@@ -332,3 +332,14 @@ def test_a_denial_its_source_does_not_make_is_a_fault_and_one_it_makes_in_other_
     limited = "The cache holds only the most recent four blocks of each sequence."
     said = "Older blocks of a sequence are not kept."
     assert fact_fault(said, limited, "", "") == ""
+
+
+def test_a_what_precision_question_is_answered_by_a_numeric_format() -> None:
+    question = "What precision does the method keep its outlier features in?"
+    sentences = [
+        "These outlier features are sparse, making up only about 0.1% of all feature dimensions.",
+        "The outlier features of every layer are multiplied in 16-bit while the rest use 8-bit.",
+        "Outlier features emerge in all layers of transformers beyond 6.7B parameters.",
+    ]
+    best = rank(question, _candidates(sentences), shipped_similarity())[0]
+    assert "16-bit" in best.text

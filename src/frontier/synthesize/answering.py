@@ -175,6 +175,8 @@ _TIME = re.compile(
 )
 _RATIO = re.compile(r"\d[\d,.]*\s?(?:%|×|x\b|times\b|-fold\b)")
 _AMOUNT = re.compile(r"\d[\d,.]*\s?(?:[KMGTP]i?B(?:/s)?\b|GB/s|[GMT]bps\b|bytes?\b|bits?\b)")
+# a numeric format as a setting: "16-bit", "INT8", "FP16", "bfloat16"
+_PRECISION = re.compile(r"\b\d+-bits?\b|\b(?:INT|FP|fp|int|E\dM)\d+\b|\bb(?:f|float)16\b")
 _UNITS_ASKED: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
         re.compile(
@@ -203,6 +205,10 @@ _UNITS_ASKED: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         _AMOUNT,
     ),
     (re.compile(r"\bhow expensive\b|\bcost\b", re.IGNORECASE), _TIME),
+    (
+        re.compile(r"\b(?:what|which) (?:[\w-]+ )?(?:precision|bit-?width|format)\b", re.I),
+        _PRECISION,
+    ),
 ]
 _CAUSE = re.compile(
     r"\b(?:because|since|due to|so that|in order to|to avoid|to reduce|to keep|as a result|"

@@ -128,3 +128,33 @@ def test_a_step_set_to_never_takes_codes_answer_without_a_call(tmp_path: Path) -
         result = curate(ws, server)
         assert entry_calls(server) == 0
     assert result["notes"] == ["entry: set to never ask the model; quoting the abstract for 3"]
+
+
+def test_an_entry_whose_model_call_fails_quotes_the_abstract_until_a_rerun_asks_again(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "kb"
+    assert run_cli("init", str(ws)).code == 0
+    ingest(ws, papers(SYSTEMS[:2], 1), "first.jsonl")
+
+    def broken(request: dict[str, object]) -> Reply:
+        if "entries for a knowledge base" in json.dumps(request.get("messages", [])):
+            return Reply(status=500, body=b'{"error": {"message": "internal error"}}')
+        return Reply(content=json.dumps({"topic": "serving", "reason": "a serving scheduler"}))
+
+    env = {"FRONTIER_LLM__BACKEND": "vllm", "FRONTIER_LLM__MAX_RETRIES": "0"}
+    with FakeOpenAI(broken) as server:
+        failed = run_cli(
+            "-w", str(ws), "--no-cache", "curate", "--json",
+            env={**env, "FRONTIER_LLM__BASE_URL": server.url},
+        )  # fmt: skip
+    assert failed.code != 0 and {f["step"] for f in failed.json()["failures"]} == {"entry"}
+    entries = db(ws).execute("SELECT model, what FROM entries").fetchall()
+    assert len(entries) == 2 and all(e["what"].startswith("We present") for e in entries)
+    assert {e["model"] for e in entries} == {"abstract"}
+    passing = "{system} is a request scheduler that admits requests by expected decode length."
+    with entry_replies(passing) as server:
+        again = curate(ws, server)
+        assert entry_calls(server) == 2 and not again.get("failures")
+    models = {r["model"] for r in db(ws).execute("SELECT model FROM entries")}
+    assert models == {"fake-model"}

@@ -74,6 +74,9 @@ def entity_kinds(settings: Settings) -> dict[str, str]:
     return {f"entity:{e.slug}": e.kind for e in settings.entities}
 
 
+UNANSWERED = ":model-failed"  # an entry's key when the model failed: not the key a rerun wants
+
+
 async def entries_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("entry")
     names = entity_names(ctx.conn)
@@ -102,8 +105,10 @@ async def entries_step(ctx: CurationContext, papers: list[Paper]) -> None:
     close_gate(ctx, gate)
     for (paper, topic, claims, relations, key), what in zip(jobs, results, strict=True):
         if isinstance(what, LLMFailure):
+            # the reader still gets an entry: code's, keyed so that the next curate asks again
             ctx.failures.append((paper.id, "entry", str(what)))
-            continue
+            what = WhatItIs(contribution_sentences(paper.title, paper.abstract or ""), QUOTED)
+            key = f"{key}{UNANSWERED}"
         text = entry_text(what, claims, relations, names, kinds)
         store.save_entry(
             ctx.conn, paper.id, topic, text, what.by, prompt.tag, ctx.run_id, key, what.text

@@ -191,9 +191,7 @@ def test_a_vendor_named_only_as_the_maker_of_the_hardware_is_not_what_the_paper_
         "latency and throughput on NVIDIA A100 GPUs."
     )
     found = entity_relations([vendor], "A chat server", product, [])
-    assert [r.detail for r in found] == ["names NVIDIA"]
-    why = why_it_matters(found, {}, {"entity:nvidia": "organisation"})
-    assert why == "Why it matters here: compared against NVIDIA."
+    assert [r.detail for r in found] == ["names NVIDIA FasterTransformer (tracked as NVIDIA)"]
 
 
 def test_a_model_a_paper_evaluates_is_what_it_was_measured_on() -> None:
@@ -266,4 +264,27 @@ def test_an_entity_is_named_by_what_the_papers_sentence_does_with_it() -> None:
     kinds = {"entity:vllm": "method", "entity:orca": "method", "entity:llama": "model"}
     assert why_it_matters(found, {}, kinds) == (
         "Why it matters here: builds on vLLM; compared against Orca; measured on Llama."
+    )
+
+
+def test_a_vendor_named_before_its_product_is_shown_with_it() -> None:
+    vendor = Entity(slug="nvidia", name="NVIDIA", kind="organisation", aliases=["Nvidia"])
+    sentence = "Our evaluation shows that we outperform NVIDIA FasterTransformer by 36.9x."
+    found = entity_relations([vendor], "A serving system", sentence, [])
+    assert [r.detail for r in found] == ["names NVIDIA FasterTransformer (tracked as NVIDIA)"]
+    why = why_it_matters(found, {}, {"entity:nvidia": "organisation"})
+    assert why == (
+        "Why it matters here: compared against NVIDIA FasterTransformer (tracked as NVIDIA)."
+    )
+
+
+def test_a_paper_beating_or_running_on_an_entity_is_not_the_first_source_on_it() -> None:
+    from frontier.curate.steps.firsts import is_about
+
+    beaten = "Our evaluation shows that we outperform NVIDIA FasterTransformer by 36.9x."
+    assert not is_about("NVIDIA FasterTransformer (tracked as NVIDIA)", beaten)
+    run_on = "Kimi handles 115% more requests on NVIDIA A800 and H800 clusters."
+    assert not is_about("H800 (tracked as NVIDIA H100)", run_on)
+    assert is_about(
+        "PagedAttention (tracked as vLLM)", "We propose PagedAttention, a paging scheme."
     )

@@ -93,7 +93,7 @@ def entity_relations(
     for entity in entities:
         aliases = [entity.name, *entity.aliases]
         for sentence, page in units:
-            named = next((a for a in aliases if _names(entity, a, sentence)), None)
+            named = next(filter(None, (_named_as(entity, a, sentence) for a in aliases)), None)
             if named is not None:
                 detail = f"names {naming(entity.name, named)}"
                 found.append(Relation("entity", entity.slug, detail, sentence, "code", page))
@@ -101,16 +101,24 @@ def entity_relations(
     return found
 
 
-def _names(entity: Entity, alias: str, sentence: str) -> bool:
-    """The sentence names the entity by `alias`; an organisation written only as the maker of a
-    piece of hardware ("on NVIDIA A800 clusters") is the hardware's name, not the paper's
-    concern."""
+def _named_as(entity: Entity, alias: str, sentence: str) -> str | None:
+    """How the sentence names the entity by `alias`, or None: an organisation written only as
+    the maker of a piece of hardware ("on NVIDIA A800 clusters") is the hardware's name, not
+    the paper's concern; one written before its product is named with it ("NVIDIA
+    FasterTransformer")."""
     for found in _alias_pattern(alias).finditer(sentence):
-        if entity.kind != "organisation" or not names_hardware_from(
-            sentence, found.start(), found.end()
-        ):
-            return True
-    return False
+        if entity.kind != "organisation":
+            return alias
+        if names_hardware_from(sentence, found.start(), found.end()):
+            continue
+        product = _PRODUCT_AFTER.match(sentence, found.end())
+        return f"{alias} {product.group('name')}" if product else alias
+    return None
+
+
+# a product written after its maker's name ("NVIDIA FasterTransformer", "NVIDIA TensorRT-LLM"):
+# one word with a capital inside it
+_PRODUCT_AFTER = re.compile(r"['’]?s?\s+(?P<name>[A-Za-z][a-z0-9]*[A-Z][\w-]*)")
 
 
 def naming(name: str, alias: str) -> str:

@@ -292,14 +292,15 @@ def tracked_names(conn: sqlite3.Connection) -> dict[str, str]:
     return names
 
 
-def entity_targets(conn: sqlite3.Connection, paper_id: str) -> dict[str, str]:
-    """The tracked entities the paper names, each with how it names it ("names ...")."""
+def entity_targets(conn: sqlite3.Connection, paper_id: str) -> dict[str, tuple[str, str]]:
+    """The tracked entities the paper names, each with how it names it ("names ...") and the
+    sentence that does."""
     rows = conn.execute(
-        "SELECT target, min(detail) FROM relations WHERE paper_id = ? AND kind = 'entity' "
-        "GROUP BY target ORDER BY target",
+        "SELECT target, min(detail), min(evidence) FROM relations "
+        "WHERE paper_id = ? AND kind = 'entity' GROUP BY target ORDER BY target",
         (paper_id,),
     )
-    return {row[0]: row[1] for row in rows}
+    return {row[0]: (row[1], row[2] or "") for row in rows}
 
 
 def verified_units(conn: sqlite3.Connection, paper_id: str) -> list[str]:

@@ -7,10 +7,12 @@ import sqlite3
 import numpy as np
 
 from frontier.curate.context import CurationContext
-from frontier.curate.relations import entity_as_named
+from frontier.curate.relations import entity_as_named, entity_role
 from frontier.model import Paper, Relation
 from frontier.store import curation as store
 
+# what a paper does with an entity that does not make it a source on that entity
+NOT_ITS_SUBJECT = frozenset({"compared against", "measured on"})
 # unit families whose first verified figure in the KB is worth saying
 _FAMILIES = {
     "$": "cost",
@@ -59,10 +61,12 @@ def _firsts(
     names: dict[str, str],
 ) -> list[Relation]:
     found = []
-    for slug, detail in store.entity_targets(conn, paper_id).items():
+    for slug, (detail, evidence) in store.entity_targets(conn, paper_id).items():
+        named = entity_as_named(detail, names.get(slug, slug))
+        if not is_about(named, evidence):
+            continue
         if slug not in seen_entities:
             seen_entities.add(slug)
-            named = entity_as_named(detail, names.get(slug, slug))
             found.append(
                 Relation(
                     "first",
@@ -80,6 +84,12 @@ def _firsts(
                 )
             )
     return found
+
+
+def is_about(named: str, evidence: str) -> bool:
+    """The paper's sentence naming the entity is about it (or builds on it): the first paper
+    beating X, or running on X, is not the first source on X."""
+    return entity_role(named, evidence) not in NOT_ITS_SUBJECT
 
 
 def _nearest_in_scope(ctx: CurationContext, paper_id: str, topic: str) -> str | None:

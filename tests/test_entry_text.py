@@ -288,3 +288,10 @@ def test_a_paper_beating_or_running_on_an_entity_is_not_the_first_source_on_it()
     assert is_about(
         "PagedAttention (tracked as vLLM)", "We propose PagedAttention, a paging scheme."
     )
+
+
+def test_hardware_named_in_brackets_after_the_cue_is_what_the_paper_measured_on() -> None:
+    from frontier.curate.relations import entity_role
+
+    sentence = "Speedups of 3.25x when using high-end GPUs (NVIDIA A100) and 4.5x on cheaper ones."
+    assert entity_role("NVIDIA A100", sentence) == "measured on"

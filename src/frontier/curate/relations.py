@@ -160,7 +160,7 @@ def entity_role(shown: str, evidence: str) -> str:
     alias = shown.split(" (tracked as ")[0]
     for role, cue in _ROLES:
         between = rf"(?:(?!{_PREPOSITIONS}\b)[\w.-]+\s+){{0,{ROLE_WORDS}}}?"
-        before = rf"\b{cue}\s+{between}{re.escape(alias)}(?![\w])"
+        before = rf"\b{cue}\s+{between}\(?{re.escape(alias)}(?![\w])"
         measured = role != "measured on" or bool(re.search(r"\d", evidence.replace(alias, "")))
         if measured and re.search(before, evidence, re.IGNORECASE):
             return role

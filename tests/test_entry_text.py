@@ -295,3 +295,10 @@ def test_hardware_named_in_brackets_after_the_cue_is_what_the_paper_measured_on(
 
     sentence = "Speedups of 3.25x when using high-end GPUs (NVIDIA A100) and 4.5x on cheaper ones."
     assert entity_role("NVIDIA A100", sentence) == "measured on"
+
+
+def test_an_entity_written_by_the_tail_of_its_name_has_its_role_read_there() -> None:
+    from frontier.curate.relations import entity_role
+
+    sentence = "For Mistral-7B on single A100 GPUs, we achieve 2.6x higher serving capacity."
+    assert entity_role("NVIDIA A100", sentence) == "measured on"

@@ -157,7 +157,7 @@ _PREPOSITIONS = r"(?:on|with|using|for|of|in|at|by|to|from|than|over|against)"  
 def entity_role(shown: str, evidence: str) -> str:
     """What the paper's sentence does with the entity it names as `shown`: builds on it,
     compares against it, or measures on it (a number in the sentence); else it concerns it."""
-    alias = shown.split(" (tracked as ")[0]
+    alias = written_as(shown.split(" (tracked as ")[0], evidence)
     for role, cue in _ROLES:
         between = rf"(?:(?!{_PREPOSITIONS}\b)[\w.-]+\s+){{0,{ROLE_WORDS}}}?"
         before = rf"\b{cue}\s+{between}\(?{re.escape(alias)}(?![\w])"
@@ -165,6 +165,17 @@ def entity_role(shown: str, evidence: str) -> str:
         if measured and re.search(before, evidence, re.IGNORECASE):
             return role
     return "concerns"
+
+
+def written_as(name: str, evidence: str) -> str:
+    """The name as the sentence writes it: the name, or its shortest tail the sentence holds
+    ("NVIDIA A100" in "on single A100 GPUs" is written "A100")."""
+    words = name.split()
+    for start in range(len(words)):
+        tail = " ".join(words[start:])
+        if re.search(rf"(?<![\w]){re.escape(tail)}(?![a-z])", evidence, re.IGNORECASE):
+            return tail
+    return name
 
 
 def checked_how(how: str, evidence: str, abstract: str) -> str:

@@ -343,3 +343,16 @@ def test_a_what_precision_question_is_answered_by_a_numeric_format() -> None:
     ]
     best = rank(question, _candidates(sentences), shipped_similarity())[0]
     assert "16-bit" in best.text
+
+
+def test_the_next_sections_heading_run_onto_a_sentences_end_is_cut_off() -> None:
+    sentence = (
+        "Virtual memory is abundant: a 64-bit system gives each process 128TB of it.2 "
+        "5.1.1 Pre-reserving virtual memory."
+    )
+    assert without_heading(sentence) == (
+        "Virtual memory is abundant: a 64-bit system gives each process 128TB of it."
+    )
+    assert without_heading("It rises 2.5 times. 3.1 is the version.") == (
+        "It rises 2.5 times. 3.1 is the version."
+    )

@@ -401,3 +401,13 @@ def test_a_sentence_without_what_a_which_or_how_much_question_asks_for_is_no_ans
     how = "How does vLLM handle running out of KV cache memory?"
     kept = ground_answer(answer, bundle(), how, quotes=True)
     assert "swaps" in kept.text and not kept.dropped
+
+
+def test_a_quotation_the_sources_do_not_have_word_for_word_is_not_shown() -> None:
+    misquoted = '"The scheduler preempts whole sequences and swaps them to GPU memory." [1]'
+    grounded = ground_answer(misquoted, bundle(), QUESTION, quotes=True)
+    assert (
+        not grounded.text and grounded.dropped[0].reason == "quotes words no source has as written"
+    )
+    quoted = '"The scheduler preempts whole sequences and swaps them to CPU memory." [1]'
+    assert "swaps them to CPU memory" in ground_answer(quoted, bundle(), QUESTION, quotes=True).text

@@ -115,6 +115,9 @@ _UNNUMBERED_HEADING = re.compile(
     r"^(?:\d+(?:\.\d+){0,3}\.?\s+)?[A-Z](?:[^\s.!?]|[.!?](?=\S))*(?:\s+(?:[^\s.!?]|[.!?](?=\S))+){0,11}"
     r"(?<=[a-z0-9)])\s+(?=(?:We|Our|In (?:our|this))\s)"
 )
+# the next section's number and heading run onto a sentence's end, after its footnote mark:
+# "... per process.2 5.1.1 Pre-reserving virtual memory."
+_TRAILING_HEADING = re.compile(r"(?<=[.!?])\d{0,2}\s+\d+(?:\.\d+)+\.?\s+[A-Z][^.!?]{0,80}[.!?]?$")
 # a footnote mark or a section number left before the sentence: "3 Table 3 shows that ..."
 _STRAY_NUMBER = re.compile(r"^\d{1,2}\s+(?=(?:Table|Tab\.|Figure|Fig\.)\s*\d)")
 _REFERENCE = re.compile(
@@ -488,6 +491,7 @@ def without_heading(sentence: str) -> str:
     """A sentence without the numbered section heading a page's flattened lines ran into it
     ("4.3 Parallel attention layers We consider ..." → "We consider ..."), or a paragraph's
     run-in title ("Models and hardware: We evaluate ...")."""
+    sentence = _TRAILING_HEADING.sub("", sentence, count=1)
     sentence = _STRAY_NUMBER.sub("", without_heading_chain(sentence), count=1)
     sentence = _RUN_IN_HEADING.sub("", _LEADING_HEADING.sub("", sentence, count=1), count=1)
     return _UNNUMBERED_HEADING.sub("", sentence, count=1)

@@ -59,6 +59,8 @@ NEAR_DUPLICATE = 0.85  # word-set overlap at which a sentence counts as a repeat
 REPEAT_MIN_WORDS = 8  # distinct words a sentence needs before it is judged a repeat by its share
 LOOPS = "repeats itself"
 MISSES_KIND = "does not hold what the question asks for"
+MISQUOTES = "quotes words no source has as written"
+_QUOTED = re.compile(r"[\"“](?P<text>[^\"“”]{12,})[\"”][.,;]?")
 LOOP_WORDS = 6  # a run of this many words said twice in one sentence is a loop
 QUOTED_SENTENCES = 3
 PARAPHRASE_WINDOWS = 6  # windows, best by shared words, held against a sentence by meaning
@@ -259,12 +261,26 @@ class _SentenceCheck:
     def judge(self, sentence: str, beside: list[int]) -> tuple[str, str]:
         """The sentence as it stays, or why it cannot: borne out by its sources and, in an
         answer to a question asking for an accelerator, a number or a model, holding one."""
+        if self.misquotes(sentence):
+            return "", MISQUOTES
         kept, reason = self.judge_support(sentence, beside)
         if kept and not reason and self.strict and not self.refused:
             wanted = lacks_asked_kind(self.question, strip_citations(kept))
             if wanted:
                 return "", f"{MISSES_KIND}: {wanted}"
         return kept, reason
+
+    def misquotes(self, sentence: str) -> bool:
+        """The sentence is written as a quotation of a source ("..." [2]) whose words no
+        source has as written: a quote must be the paper's own words."""
+        body = _LIST_MARKER.sub("", strip_citations(sentence)).strip()
+        quoted = _QUOTED.fullmatch(body)
+        if not quoted:
+            return False
+        words = _flat_words(quoted.group("text"))
+        return bool(words) and not any(
+            words in _flat_words(self.evidence(n)) for n in sorted(self.valid)
+        )
 
     def judge_support(self, sentence: str, beside: list[int]) -> tuple[str, str]:
         """The sentence as it stays, or why it cannot. One whose cited sources do not bear it out,
@@ -463,6 +479,12 @@ class _SentenceCheck:
         if _is_short(sentence) or self.borne_out(claim, sorted(self.valid), together=True):
             return ""
         return "cites no source, and no sentences of the sources bear it out"
+
+
+def _flat_words(text: str) -> str:
+    """The text's words in order, lowered, without punctuation or reference marks: a quote and
+    its source compared as a reader compares them."""
+    return " ".join(re.findall(r"\w+", strip_citations(text).lower()))
 
 
 def _most_covering(windows: list[_Window], wanted: set[str]) -> list[_Window]:

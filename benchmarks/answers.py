@@ -226,7 +226,10 @@ def answering_holds_evidence(items: list[dict], pairs: list[tuple[Bundle, Bundle
     for item, (_, bundle) in zip(items, pairs, strict=True):
         ranked = ranked_answering(bundle, item["question"])
         found += any(evidence_in(item["evidence"], a.text) for a in distinct(ranked))
-        shown += any(evidence_in(item["evidence"], a.text) for a in best_answering(ranked))
+        shown += any(
+            evidence_in(item["evidence"], a.text)
+            for a in best_answering(ranked, question=item["question"])
+        )
         before += evidence_in(item["evidence"], closest_sentences(bundle, item["question"]))
     print(
         f"evidence among the top 3 answering sentences: {found} of {len(items)}; among those "

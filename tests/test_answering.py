@@ -356,3 +356,17 @@ def test_the_next_sections_heading_run_onto_a_sentences_end_is_cut_off() -> None
     assert without_heading("It rises 2.5 times. 3.1 is the version.") == (
         "It rises 2.5 times. 3.1 is the version."
     )
+
+
+def test_beside_a_quote_naming_the_accelerator_asked_for_none_without_one_is_shown() -> None:
+    from frontier.synthesize.answering import best_answering
+
+    question = "Which GPUs did DistServe evaluate on?"
+    sentences = [
+        "Each node has 8 NVIDIA SXM A100-80GB GPUs connected with NVLINK.",
+        "We evaluate the performance of DistServe on the chatbot application for all three OPT "
+        "models.",
+    ]
+    ranked = rank(question, _candidates(sentences), shipped_similarity())
+    shown = best_answering(ranked, question=question)
+    assert [a.text for a in shown] == [sentences[0]]

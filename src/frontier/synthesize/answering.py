@@ -750,12 +750,17 @@ def _subject_share(subjects: set[str], candidate: Candidate) -> float:
     return sum(subject in where for subject in subjects) / len(subjects)
 
 
-def best_answering(ranked: list[Answering], count: int = ANSWERING_SHOWN) -> list[Answering]:
+def best_answering(
+    ranked: list[Answering], count: int = ANSWERING_SHOWN, question: str = ""
+) -> list[Answering]:
     """The best sentence and those after it close enough to it, at most `count`, no two saying
-    the same."""
+    the same; when the best holds the accelerator, number or model the `question` asks for,
+    the others must too (a quote without it answers nothing beside one with it)."""
     if not ranked:
         return []
     close = [item for item in ranked if item.score >= ranked[0].score - SHOWN_MARGIN]
+    if question and not lacks_asked_kind(question, close[0].text):
+        close = [item for item in close if not lacks_asked_kind(question, item.text)]
     return distinct(close, count)
 
 

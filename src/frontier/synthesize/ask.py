@@ -185,7 +185,7 @@ def answering_sentences(bundle: Bundle, question: str) -> list[Answering]:
         for c in candidates(bundle, bundle.pages)
         if is_read_row(c.text) or not says_nothing(c.text, question)
     ]  # a quote is held to what any shown sentence is: it must say something
-    return best_answering(rank(question, found, shipped_similarity()))
+    return best_answering(rank(question, found, shipped_similarity()), question=question)
 
 
 def widened(conn: sqlite3.Connection, question: str, passages: list[Passage]) -> list[Passage]:

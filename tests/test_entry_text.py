@@ -302,3 +302,18 @@ def test_an_entity_written_by_the_tail_of_its_name_has_its_role_read_there() -> 
 
     sentence = "For Mistral-7B on single A100 GPUs, we achieve 2.6x higher serving capacity."
     assert entity_role("NVIDIA A100", sentence) == "measured on"
+
+
+def test_a_systems_name_is_whole_not_the_tail_of_a_hyphenated_word() -> None:
+    from frontier.curate.claims import system_names
+
+    offload = system_names(
+        "Fast Inference of Mixture-of-Experts Language Models with Offloading",
+        "We propose a strategy that runs Mixtral-8x7B on consumer hardware.",
+    )
+    assert "8x7B" not in offload and "Experts" not in offload
+    assert system_names(
+        "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve",
+        "We introduce an efficient LLM inference scheduler, Sarathi-Serve, to address this.",
+    ) == ["Sarathi-Serve"]
+    assert "Self-Speculative" not in system_names("X", "We propose Self-Speculative Decoding.")

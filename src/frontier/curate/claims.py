@@ -19,7 +19,7 @@ from frontier.model import Claim
 from frontier.text import NumberShape, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-18"
+TYPING_VERSION = "spans-19"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -214,7 +214,9 @@ _SUMMARY = re.compile(
 )
 
 
-_COINED = re.compile(r"\b(?=\w*[A-Z]\w*)(?=\w*[a-z]\w*[A-Z]|[A-Z]{2,})[\w-]{3,}\b")
+_COINED = re.compile(r"(?<![\w-])(?=\w*[A-Z]\w*)(?=\w*[a-z]\w*[A-Z]|[A-Z]{2,})[\w-]{3,}\b")
+# capitalised words joined by hyphens, named by a "we introduce" phrase: "Sarathi-Serve"
+_JOINED_NAME = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:-[A-Z]\w*)+(?![\w-])(?!\s+[A-Z])")
 _INTRODUCES = re.compile(
     r"\bwe (?:\w+ )?(?:propose|present|introduce|build|design|develop|call)\s+([^.;]{0,80})",
     re.IGNORECASE,
@@ -233,7 +235,7 @@ def system_names(title: str, abstract: str = "") -> list[str]:
     shouting = sum(w.isupper() for w in words) > 0.6 * len(words)  # an all-capitals title
     names += [] if shouting else _COINED.findall(title)
     for phrase in _INTRODUCES.findall(abstract):
-        names += _COINED.findall(phrase)
+        names += _COINED.findall(phrase) + _JOINED_NAME.findall(phrase)
     common = re.compile(r"(?:LLM|GPU|CPU|TPU|KV|AI|ML|NLP|API|MoE|DNN|RAG)s?", re.IGNORECASE)
     return list(dict.fromkeys(n for n in names if len(n) >= 3 and not common.fullmatch(n)))
 

@@ -30,6 +30,11 @@ def _candidates(sentences: list[str]) -> list[Candidate]:
     return [Candidate(1, "p1", 4, s, " ".join(sentences), "Efficient inference") for s in sentences]
 
 
+def _ranked(question: str, sentences: list[str]) -> list[Answering]:
+    """The sentences of one page, best answer to the question first."""
+    return rank(question, _candidates(sentences), shipped_similarity())
+
+
 def test_a_how_much_slower_question_is_answered_by_the_ratio_not_the_models_size() -> None:
     question = (
         "How much slower is decoding on PaLM 540B with a serial block instead of a parallel one?"
@@ -39,7 +44,7 @@ def test_a_how_much_slower_question_is_answered_by_the_ratio_not_the_models_size
         "The serial block incurs 14% higher decoding latency per step than the parallel block.",
         "We use a context length of 2048 tokens and sweep over the batch size for PaLM 540B.",
     ]
-    best = rank(question, _candidates(sentences), shipped_similarity())[0]
+    best = _ranked(question, sentences)[0]
     assert "14%" in best.text
 
 
@@ -53,7 +58,7 @@ def test_a_how_long_question_wants_a_time() -> None:
         "Our implementation takes around 4.5 hours on the largest model (65B) on one A100.",
         "Quantized models keep their accuracy within 1% of the 16-bit baseline.",
     ]
-    assert "4.5 hours" in rank(question, _candidates(sentences), shipped_similarity())[0].text
+    assert "4.5 hours" in _ranked(question, sentences)[0].text
 
 
 def test_a_number_the_question_gives_or_a_model_size_is_no_quantity_answer() -> None:
@@ -341,7 +346,7 @@ def test_a_what_precision_question_is_answered_by_a_numeric_format() -> None:
         "The outlier features of every layer are multiplied in 16-bit while the rest use 8-bit.",
         "Outlier features emerge in all layers of transformers beyond 6.7B parameters.",
     ]
-    best = rank(question, _candidates(sentences), shipped_similarity())[0]
+    best = _ranked(question, sentences)[0]
     assert "16-bit" in best.text
 
 
@@ -367,6 +372,6 @@ def test_beside_a_quote_naming_the_accelerator_asked_for_none_without_one_is_sho
         "We evaluate the performance of DistServe on the chatbot application for all three OPT "
         "models.",
     ]
-    ranked = rank(question, _candidates(sentences), shipped_similarity())
+    ranked = _ranked(question, sentences)
     shown = best_answering(ranked, question=question)
     assert [a.text for a in shown] == [sentences[0]]

@@ -80,19 +80,16 @@ def paper_dates(conn: sqlite3.Connection, paper_ids: set[str]) -> dict[str, str]
 def named_nowhere(conn: sqlite3.Connection, names: list[str]) -> list[str]:
     """The names no paper's title, abstract or own text holds (as a phrase of the full-text
     index); a reference list, and what follows it, is not the paper's own text."""
-    missing = []
-    for name in names:
-        phrase = '"' + name.replace('"', " ") + '"'
-        in_text = conn.execute(_NAMED_IN_OWN_TEXT, (phrase,)).fetchone()
-        in_papers = (
-            in_text
-            or conn.execute(
-                "SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1", (phrase,)
-            ).fetchone()
-        )
-        if not in_papers:
-            missing.append(name)
-    return missing
+    return [name for name in names if not _named(conn, '"' + name.replace('"', " ") + '"')]
+
+
+def _named(conn: sqlite3.Connection, phrase: str) -> bool:
+    return bool(
+        conn.execute(_NAMED_IN_OWN_TEXT, (phrase,)).fetchone()
+        or conn.execute(
+            "SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1", (phrase,)
+        ).fetchone()
+    )
 
 
 _NAMED_IN_OWN_TEXT = """

@@ -23,7 +23,7 @@ from frontier.curate.claims import reads_as_prose
 from frontier.curate.support import content_stems, names_in
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import strip_citations
-from frontier.synthesize.meaning import says_nothing
+from frontier.synthesize.meaning import NUMBER_WORDS, says_nothing
 from frontier.synthesize.retrieve import content_words
 from frontier.text import NumberShape, find_numbers, prose_sentences, split_words
 
@@ -346,10 +346,10 @@ def _new_quantity(found: str, given: frozenset[str]) -> bool:
     )
 
 
+# a number written out: the words meaning reads as numbers, and the scales and shares beside them
 _SPELLED_QUANTITY = re.compile(
-    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty"
-    r"|hundreds?|thousands?|millions?|billions?|twice|double|triple|half|percent)\b"
-    r"|\bone (?:percent|tenth|third|quarter|half)\b",
+    r"\b(?:" + "|".join(NUMBER_WORDS) + r"|twenty|thirty|fifty|hundreds?|thousands?|millions?"
+    r"|billions?|triple|percent)\b|\bone (?:percent|tenth|third|quarter|half)\b",
     re.IGNORECASE,
 )
 _KIND_WORDS = {"hardware": "an accelerator", "quantity": "a number", "model": "a model"}

@@ -278,9 +278,7 @@ class _SentenceCheck:
         if not quoted:
             return False
         words = _flat_words(quoted.group("text"))
-        return bool(words) and not any(
-            words in _flat_words(self.evidence(n)) for n in sorted(self.valid)
-        )
+        return bool(words) and not any(words in flat for flat in self._flat_sources)
 
     def judge_support(self, sentence: str, beside: list[int]) -> tuple[str, str]:
         """The sentence as it stays, or why it cannot. One whose cited sources do not bear it out,
@@ -455,6 +453,11 @@ class _SentenceCheck:
     @functools.cached_property
     def _question_numbers(self) -> set[Decimal]:
         return _numbers_in(self.question)
+
+    @functools.cached_property
+    def _flat_sources(self) -> list[str]:
+        """Each source's words as `_flat_words` gives them, read once for every quotation."""
+        return [_flat_words(self.evidence(n)) for n in sorted(self.valid)]
 
     @functools.cached_property
     def _all_text(self) -> str:

@@ -49,7 +49,7 @@ PARAPHRASE_SIMILARITY = 0.7
 FACTS_ENOUGH = 2  # numbers a sentence states, all checked, that say more than its embedding
 SHORT_WORDS = 6  # content words up to which a sentence is held by its words and facts alone
 MIN_SIMILARITY = 0.7  # what a window holding most of the words needs of closeness in meaning
-NEAR_NUMBER_WORDS = 5  # words either side of a number that say what it counts
+NEARNUMBER_WORDS = 5  # words either side of a number that say what it counts
 
 BARE_LIST = "a bare list of numbers or citations"
 TAUTOLOGY = "says the same thing twice (a tautology)"
@@ -275,17 +275,17 @@ TAUTOLOGY_ELSE = 6  # words said once beside a repeated run, past which it is no
 FRAGMENT_WORDS = 2  # fewer words than this are no sentence
 UNENDED_WORDS = 5  # fewer words than this, without a full stop, are no sentence either
 ECHO_WORDS = 2  # the question's content words a sentence must repeat to be an echo of it
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0,
     "eight": 8.0, "nine": 9.0, "ten": 10.0, "eleven": 11.0, "twelve": 12.0, "twice": 2.0,
     "double": 2.0, "half": 0.5, "dozen": 12.0,
 }  # fmt: skip
-_SPELLED = {**_NUMBER_WORDS, "one": 1.0}
+_SPELLED = {**NUMBER_WORDS, "one": 1.0}
 # a spelled number; "four and a half" read whole ("one" counts only there), "both" and "pair"
 # count two in a source, not in a sentence
 _SPELLED_NUMBER = re.compile(
     r"\b(?:(?P<half>" + "|".join(_SPELLED) + r") and a half"
-    r"|(?P<word>" + "|".join([*_NUMBER_WORDS, "both", "pair"]) + r"))\b",
+    r"|(?P<word>" + "|".join([*NUMBER_WORDS, "both", "pair"]) + r"))\b",
     re.IGNORECASE,
 )
 _ANSWER_WORD = re.compile(r"^\s*(?:no|yes)\b[,;:.]?\s*", re.IGNORECASE)
@@ -492,7 +492,7 @@ def facts_in(text: str, in_names: bool = False) -> list[Fact]:
         unit_match = _UNIT_AFTER.match(text, match.end())
         unit = _unit_word(unit_match.group(1)) if unit_match else ""
         place = next((i for i, t in enumerate(tokens) if t.start() >= match.start()), len(tokens))
-        around = tokens[max(0, place - NEAR_NUMBER_WORDS) : place + NEAR_NUMBER_WORDS + 1]
+        around = tokens[max(0, place - NEARNUMBER_WORDS) : place + NEARNUMBER_WORDS + 1]
         near = frozenset(
             _plain_stem(part)
             for t in around
@@ -504,10 +504,10 @@ def facts_in(text: str, in_names: bool = False) -> list[Fact]:
         )
     for match in _SPELLED_NUMBER.finditer(text):
         word = (match["half"] or match["word"]).lower()
-        if word not in _NUMBER_WORDS and not match["half"] and not in_names:
+        if word not in NUMBER_WORDS and not match["half"] and not in_names:
             continue  # "both", "pair": two in a source, not in a sentence
         place = next((i for i, t in enumerate(tokens) if t.start() >= match.start()), len(tokens))
-        around = tokens[max(0, place - NEAR_NUMBER_WORDS) : place + NEAR_NUMBER_WORDS + 1]
+        around = tokens[max(0, place - NEARNUMBER_WORDS) : place + NEARNUMBER_WORDS + 1]
         near = frozenset(_plain_stem(t.group()) for t in around if t.group().isalpha())
         value = _SPELLED.get(word, 2.0) + (0.5 if match["half"] else 0.0)
         unit_match = _UNIT_AFTER.match(text, match.end())
@@ -692,7 +692,7 @@ def _direction(text: str) -> set[int]:
 # what a source says when it limits or denies something, in words other than a plain negation
 _NEGATIVE_SENSE = re.compile(
     _NEGATORS.pattern + r"|\b(?:only|unlike|instead|rather|lacks?|avoids?|avoid(?:ed|ing)|prevents?"
-    r"|impossible|infeasible|hard|difficult|fails?|failed|cannot|neither|none|nothing|little"
+    r"|impossible|infeasible|hard|difficult|fails?|failed|none|nothing|little"
     r"|rarely|hardly|beyond|unsupported|inefficient|insufficient|limit(?:s|ed|ation)?|free)\b",
     re.IGNORECASE,
 )

@@ -375,3 +375,9 @@ def test_beside_a_quote_naming_the_accelerator_asked_for_none_without_one_is_sho
     ranked = _ranked(question, sentences)
     shown = best_answering(ranked, question=question)
     assert [a.text for a in shown] == [sentences[0]]
+
+
+def test_a_number_pointing_at_a_figure_or_a_question_counts_nothing() -> None:
+    assert not holds_kind("quantity", "We analyze the average GPU time, as shown in Figure 8.")
+    assert not holds_kind("quantity", "To address Question 2, we examine the global cache pool.")
+    assert holds_kind("quantity", "The prefill pool uses 16 GPUs, as Figure 8 shows.")

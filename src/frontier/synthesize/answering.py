@@ -336,7 +336,16 @@ def holds_kind(kind: str, sentence: str, given: frozenset[str] = frozenset()) ->
     pattern = next(answer for name, _, answer in _ASKED if name == kind)
     if kind != "quantity":
         return bool(pattern.search(sentence))
-    return any(_new_quantity(match.group(), given) for match in pattern.finditer(sentence))
+    counted = _POINTER_NUMBER.sub("", sentence)
+    return any(_new_quantity(match.group(), given) for match in pattern.finditer(counted))
+
+
+# a number that points at a part of the paper ("Figure 8", "Question 2", "Section 4.1") counts
+# nothing
+_POINTER_NUMBER = re.compile(
+    r"\b(?:Figures?|Fig\.|Tables?|Tab\.|Sections?|Sec\.|§|Questions?|Equations?|Eqs?\.|Appendix"
+    r"|Algorithm|Line|Step|Theorem|Lemma)\s*\(?\d+(?:\.\d+)*[a-z]?\)?",
+)
 
 
 def _new_quantity(found: str, given: frozenset[str]) -> bool:
@@ -377,8 +386,9 @@ def asked_units(question: str) -> list[re.Pattern[str]]:
 
 
 def holds_unit(units: list[re.Pattern[str]], sentence: str, given: frozenset[str]) -> bool:
+    counted = _POINTER_NUMBER.sub("", sentence)
     return any(
-        _new_quantity(match.group(), given) for unit in units for match in unit.finditer(sentence)
+        _new_quantity(match.group(), given) for unit in units for match in unit.finditer(counted)
     )
 
 

@@ -266,3 +266,14 @@ def test_the_task_a_gain_was_measured_on_is_the_span_after_its_value() -> None:
     assert named[0].tasks == []  # the hardware is its own field
     for setting in ("It runs 2× faster on GPUs.", "It is 3× faster on average than vLLM."):
         assert propose(setting)[0].tasks == []
+
+
+def test_a_value_with_a_task_of_its_own_takes_no_model_named_after_another_value() -> None:
+    sentence = (
+        "It trains faster than the baselines: a 15% speedup on BERT-large, a 3× speedup on "
+        "GPT-2, and a 2.4× speedup on long-range arena."
+    )
+    models = {p.value.text: [m.text for m in p.models] for p in propose(sentence)}
+    assert models["2.4×"] == [] and models["3×"][:1] == ["GPT-2"]
+    shared = "On Llama-2-70B, it improves throughput by 2.1x and cuts latency by 35% on chat."
+    assert all(p.models[:1] and p.models[0].text == "Llama-2-70B" for p in propose(shared))

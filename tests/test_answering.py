@@ -12,6 +12,7 @@ from frontier.synthesize.answering import (
     holds_unit,
     is_answer_like,
     page_units,
+    premise_words,
     rank,
     without_heading,
 )
@@ -381,3 +382,18 @@ def test_a_number_pointing_at_a_figure_or_a_question_counts_nothing() -> None:
     assert not holds_kind("quantity", "We analyze the average GPU time, as shown in Figure 8.")
     assert not holds_kind("quantity", "To address Question 2, we examine the global cache pool.")
     assert holds_kind("quantity", "The prefill pool uses 16 GPUs, as Figure 8 shows.")
+
+
+def test_the_words_a_question_grants_before_it_asks_weigh_less_than_what_it_asks() -> None:
+    question = (
+        "When the scheduler runs out of GPU memory for new requests, does it drop whole "
+        "requests or swap their state to the host?"
+    )
+    assert {"sched", "memor"} <= premise_words(question)
+    assert not premise_words("In the paper's setup, which GPUs were used?")
+    sentences = [
+        "The scheduler runs out of GPU memory for new requests when many long prompts arrive.",
+        "In that case we swap the state of the newest requests to host memory and resume them "
+        "later.",
+    ]
+    assert "swap" in _ranked(question, sentences)[0].text

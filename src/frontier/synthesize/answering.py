@@ -90,6 +90,13 @@ _FRAME = frozenset(
     ]
 )
 FRAME_WEIGHT = 0.3
+PREMISE_WEIGHT = 0.4  # a word only of the question's premise ("When X runs out of memory, ...")
+# what a question grants before it asks: "When/If/Besides ..., how ..." or "...; how ..."
+_PREMISE = re.compile(
+    r"^(?:(?:when|if|once|besides|given|after|before|while|although|since|because|unlike|"
+    r"apart from|other than)\b[^,;?]{8,}[,;]|[^;?]{12,};)\s*(?=\w)",
+    re.IGNORECASE,
+)
 _CELL_NUMBER = re.compile(r"^[±~≈<>(]?[-+]?\d[\d,.]*(?:[%×x]|[KMGT]?B|ms|s)?[)*†]?$")
 _UNIT_CELL = re.compile(
     r"^(?:days?|hours?|hrs?|h|minutes?|mins?|seconds?|s|ms|µs|us|GB|MB|KB|TB|GiB|MiB|%|×|x|"
@@ -651,6 +658,7 @@ class _Features:
     ) -> None:
         self.found = found
         wanted = {word[:5] for word in content_words(question)}
+        premise = premise_words(question)
         self.asked = asked_kinds(question)
         self.subjects = {name.lower() for name in names_in(question) if len(name) > 2}
         self.question_stems = content_stems(question)
@@ -661,7 +669,7 @@ class _Features:
         self.words = [{w[:5] for w in split_words(c.text.lower())} & wanted for c in found]
         counts = Counter(word for words in self.words for word in words)
         self.weight = {
-            w: math.log(1 + len(found) / (1 + counts[w])) * (FRAME_WEIGHT if w in _FRAME else 1)
+            w: math.log(1 + len(found) / (1 + counts[w])) * _question_weight(w, premise)
             for w in wanted
         }
         self.total = sum(self.weight.values()) or 1.0
@@ -734,6 +742,21 @@ class _Features:
             if 0 <= i < len(self.found) and self.found[i].number == number
         ]
         return max(around, default=0.0)
+
+
+def premise_words(question: str) -> set[str]:
+    """The words (cut to five letters) only the question's premise holds, not what it asks."""
+    found = _PREMISE.match(question.strip())
+    if not found:
+        return set()
+    granted = {w[:5] for w in content_words(found.group(0))}
+    return granted - {w[:5] for w in content_words(question[found.end() :])}
+
+
+def _question_weight(word: str, premise: set[str]) -> float:
+    if word in _FRAME:
+        return FRAME_WEIGHT
+    return PREMISE_WEIGHT if word in premise else 1.0
 
 
 def _kind_score(

@@ -397,3 +397,13 @@ def test_the_words_a_question_grants_before_it_asks_weigh_less_than_what_it_asks
         "later.",
     ]
     assert "swap" in _ranked(question, sentences)[0].text
+
+
+def test_a_question_asking_for_the_best_is_answered_by_the_sentence_that_names_one() -> None:
+    question = "Which draft length gives the largest speedup for the 7B target model?"
+    sentences = [
+        "We evaluate draft lengths of 2, 4 and 8 tokens with a 7B target model on an A100 GPU.",
+        "A draft length of 4 gives the highest speedup, 2.1x over plain decoding.",
+        "Longer drafts are rejected more often as the target model's distribution drifts.",
+    ]
+    assert "highest" in _ranked(question, sentences)[0].text

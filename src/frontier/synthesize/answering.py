@@ -48,7 +48,8 @@ NAMED_KINDS = frozenset({"hardware", "model"})
 W_ASKED = 1.3  # holds the words right after the question's "what" / "which"
 W_SUBJECT = 0.45  # the question's names in it, beside it or in its paper's title
 W_NEW_NUMBER = 1.2  # a number the question does not give
-W_SETUP = 1.6  # "we use / set / deploy / evaluate ...": how a paper states its setting
+W_SUPERLATIVE = 1.5  # the question asks for the best / largest / most, and the sentence says one
+W_SETUP = 1.6  # "we use / set / evaluate ...": how a paper states its setting (not which was best)
 W_CAPTION = -1.9
 W_POINTER = -1.5  # points at a figure or a section for its content instead of stating it
 W_DIGITS = -0.4  # share of its tokens holding digits: a plot's axis read as a sentence
@@ -244,6 +245,11 @@ _SETUP = re.compile(
 )
 _FOCUS = re.compile(r"\b(?:what|which|how many|how much)\s+((?:\w+\s+){0,3}?\w+)\b", re.IGNORECASE)
 _DIGIT_TOKEN = re.compile(r"\d")
+_SUPERLATIVE = re.compile(
+    r"\b(?:largest|highest|best|most|fastest|lowest|smallest|least|biggest|greatest|optimal|"
+    r"maximum|minimum|longest|shortest|worst|slowest|peak)\b",
+    re.IGNORECASE,
+)
 _MECHANISM = re.compile(
     r"\b(?:by|we|uses?|using|applies|apply|instead|policy|predict|decides?|reserv|select|"
     r"through|via|when|each|then)\b",
@@ -664,6 +670,7 @@ class _Features:
         self.question_stems = content_stems(question)
         self.question_numbers = frozenset(find_numbers(question, NumberShape.DECIMAL))
         self.units = asked_units(question)
+        self.superlative = bool(_SUPERLATIVE.search(question))
         focus = _FOCUS.search(question)
         self.focus = content_stems(focus.group(1)) if focus else set()
         self.words = [{w[:5] for w in split_words(c.text.lower())} & wanted for c in found]
@@ -702,7 +709,8 @@ class _Features:
             + W_SUBJECT * (_subject_share(self.subjects, candidate) if self.subjects else 1.0)
             + W_NEW_NUMBER
             * bool(set(find_numbers(text, NumberShape.DECIMAL)) - self.question_numbers)
-            + W_SETUP * bool(_SETUP.search(text))
+            + W_SETUP * (not self.superlative and bool(_SETUP.search(text)))
+            + W_SUPERLATIVE * (self.superlative and bool(_SUPERLATIVE.search(text)))
             + W_CAPTION * bool(_CAPTION.match(text))
             + W_POINTER * bool(_POINTER.search(text))
             + W_DIGITS * sum(bool(_DIGIT_TOKEN.search(t)) for t in tokens) / max(1, len(tokens))

@@ -407,3 +407,13 @@ def test_a_question_asking_for_the_best_is_answered_by_the_sentence_that_names_o
         "Longer drafts are rejected more often as the target model's distribution drifts.",
     ]
     assert "highest" in _ranked(question, sentences)[0].text
+
+
+def test_a_how_question_is_answered_in_words_not_by_a_number_on_its_subject() -> None:
+    question = "How does the server avoid recomputing a prompt prefix that many requests share?"
+    sentences = [
+        "Shared prompt prefixes take 4096 KV blocks on each of the 8 GPUs.",
+        "It keeps the KV blocks of a shared prefix once and maps each later request onto them.",
+        "Many requests share a long system prompt.",
+    ]
+    assert _ranked(question, sentences)[0].text.startswith("It keeps")

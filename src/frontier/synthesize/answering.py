@@ -45,6 +45,7 @@ W_NAMED_KIND = (
     2.0  # more for naming an accelerator or a model when asked which: a name is the answer
 )
 NAMED_KINDS = frozenset({"hardware", "model"})
+PROSE_KINDS = frozenset({"mechanism", "cause", "limitation"})
 W_ASKED = 1.3  # holds the words right after the question's "what" / "which"
 W_SUBJECT = 0.45  # the question's names in it, beside it or in its paper's title
 W_NEW_NUMBER = 1.2  # a number the question does not give
@@ -671,6 +672,8 @@ class _Features:
         self.question_numbers = frozenset(find_numbers(question, NumberShape.DECIMAL))
         self.units = asked_units(question)
         self.superlative = bool(_SUPERLATIVE.search(question))
+        # how, why and when-not are answered in words; a number alone answers none of them
+        self.in_words = bool(self.asked) and self.asked[0] in PROSE_KINDS
         focus = _FOCUS.search(question)
         self.focus = content_stems(focus.group(1)) if focus else set()
         self.words = [{w[:5] for w in split_words(c.text.lower())} & wanted for c in found]
@@ -707,8 +710,7 @@ class _Features:
             + W_NAMED_KIND * self._names_kind(text)
             + W_ASKED * (len(self.focus & stems) / len(self.focus) if self.focus else 0.0)
             + W_SUBJECT * (_subject_share(self.subjects, candidate) if self.subjects else 1.0)
-            + W_NEW_NUMBER
-            * bool(set(find_numbers(text, NumberShape.DECIMAL)) - self.question_numbers)
+            + W_NEW_NUMBER * (not self.in_words and self._new_number(text))
             + W_SETUP * (not self.superlative and bool(_SETUP.search(text)))
             + W_SUPERLATIVE * (self.superlative and bool(_SUPERLATIVE.search(text)))
             + W_CAPTION * bool(_CAPTION.match(text))
@@ -720,6 +722,9 @@ class _Features:
         if not content_stems(_POINTER.sub("", text)) - self.question_stems:
             score -= W_MEANING  # the question's own words again (maybe behind "Figure 4 shows")
         return score
+
+    def _new_number(self, text: str) -> bool:
+        return bool(set(find_numbers(text, NumberShape.DECIMAL)) - self.question_numbers)
 
     def _names_kind(self, text: str) -> bool:
         """The question asks which accelerator or model, and the sentence names one."""

@@ -211,6 +211,29 @@ def test_a_baseline_is_named_plainly_after_its_cue() -> None:
     ]
 
 
+def test_a_baseline_named_away_from_its_value_is_still_found() -> None:
+    """A short name with a digit inside ("Q7X"), "the <metric> of X" after 'outperforming', a
+    second value of the same metric, a subject that holds the comparison, and a lead-in before
+    a colon."""
+    short = "Given spare compute we see 1.8X-2.6X speedups in practice vs Q7X, a tuned runtime."
+    assert [b.text for b in propose(short)[0].baselines] == ["Q7X"]
+    metric_of = "It cut KV memory to 1/8, outperforming the throughput of prior offloading systems by 9 times."
+    assert [b.text for b in propose(metric_of)[-1].baselines] == ["prior offloading systems"]
+    same = (
+        "It reaches a 2-3× speedup over HostSwap on short prompts, and a 7× speedup on long ones."
+    )
+    assert [[b.text for b in p.baselines] for p in propose(same)] == [["HostSwap"], ["HostSwap"]]
+    subject = (
+        "The gain of QuillServe over Helix on chat grows from 1.2× at batch 8 to 1.9× at batch 64."
+    )
+    assert [[b.text for b in p.baselines] for p in propose(subject)] == [["Helix"], ["Helix"]]
+    lead_in = (
+        "It trains models faster than prior kernels: 12% lower step time on short inputs "
+        "compared to the vendor library, 1.6× speedup on long inputs."
+    )
+    assert [b.text for b in propose(lead_in)[1].baselines] == ["prior kernels"]
+
+
 def test_a_result_inside_the_paper_is_a_headline_only_when_nothing_else_is() -> None:
     """A variant against the paper's own system, or a setting such as a memory size, gives way
     to a result against the outside world."""

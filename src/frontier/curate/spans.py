@@ -194,6 +194,7 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
             )
         )
     _inherit_from_parallel(sentence, proposals)
+    _inherit_lead_in(sentence, proposals)
     _pair_respectively(sentence, proposals)
     for proposal in proposals:
         _orient(proposal)
@@ -325,6 +326,37 @@ def _inherit_from_parallel(sentence: str, proposals: list[Proposal]) -> None:
         before = [p for p in proposals[:i] if p.unit == proposal.unit and p.metrics]
         if before and not proposal.metrics:
             _share(before[-1], proposal)
+        elif before and not proposal.baselines and _same_metric(before[-1], proposal):
+            proposal.baselines = list(before[-1].baselines)
+            proposal.open_baselines = before[-1].open_baselines
+
+
+def _inherit_lead_in(sentence: str, proposals: list[Proposal]) -> None:
+    """'FlashAttention trains Transformers faster than existing baselines: 15% …, 3× speedup on
+    GPT-2, …': the values listed after a colon are compared with the system its lead-in names,
+    unless their own words name another."""
+    colon = sentence.find(": ")
+    if colon < 0 or any(p.value.start < colon for p in proposals):
+        return
+    lead_in = [
+        b for cue in _COMPARE.finditer(sentence, 0, colon) for b in _cue_phrase(sentence, cue)
+    ]
+    if not lead_in:
+        return
+    for proposal in proposals:
+        if not proposal.baselines:
+            proposal.baselines, proposal.open_baselines = [lead_in[0]], 1
+
+
+def _cue_phrase(sentence: str, cue: re.Match[str]) -> list[Span]:
+    span = _phrase(sentence, cue.end())
+    return [span] if span is not None and _names_a_baseline(span.text) else []
+
+
+def _same_metric(one: Proposal, other: Proposal) -> bool:
+    """'a 4-8× speedup over FlexGen …, and a 16× speedup in …': the second value measures the
+    same thing as the first, so it is compared with the same system."""
+    return one.metrics[0].text.lower() == other.metrics[0].text.lower()
 
 
 def _share(source: Proposal, proposal: Proposal) -> None:
@@ -562,6 +594,7 @@ def _baselines(sentence: str, value: Span, clause: Span) -> list[Span]:
         start = cue.end()
         pronoun = _STANDS_FOR.match(sentence, start)
         start = pronoun.end() if pronoun else start
+        start = _after_metric_of(sentence, start)
         if _NOT_BASELINE.match(sentence[start:]):
             continue
         span = _phrase(sentence, start)
@@ -577,11 +610,25 @@ def _baselines(sentence: str, value: Span, clause: Span) -> list[Span]:
 # "Compared to vLLM, we achieve 2.6× ... and 3.7× ...": a cue that opens the sentence holds
 # for every value in it
 _LEADING_COMPARE = re.compile(
-    r"^\s*((?:compared (?:to|with|against)|in comparison (?:to|with)|relative to|over|against)\s)",
+    r"^\s*(?:(?:the|its|our)\s+(?:improvements?|speed-?ups?|gains?|advantages?|benefits?)\s+of\s+"
+    r"[\w.-]+(?:\s+[\w.-]+)?\s+)?"
+    r"((?:compared (?:to|with|against)|in comparison (?:to|with)|relative to|over|against)\s)",
     re.IGNORECASE,
 )
 # "1.91× the throughput of vLLM": the system after "the <metric> of"
 _OF_AFTER = re.compile(r"\s+(?:the|that of)\s+(?:[\w-]+\s+){0,3}?of\s+", re.IGNORECASE)
+
+
+_METRIC_OF = re.compile(r"(?:the\s+)?(?:[\w-]+\s+){0,3}?of\s+", re.IGNORECASE)
+
+
+def _after_metric_of(sentence: str, start: int) -> int:
+    """'outperforming the throughput of FlexGen by 16×': the baseline starts after 'the
+    throughput of'."""
+    found = _METRIC_OF.match(sentence, start)
+    if found is None or not _METRIC.search(sentence, start, found.end()):
+        return start
+    return found.end()
 
 
 def _of_after(sentence: str, value: Span) -> list[Span]:
@@ -626,7 +673,7 @@ def _phrase(sentence: str, start: int, limit: int = 12) -> Span | None:
     text = rest[: stop.start()] if stop else rest
     words = text.split()[:limit]
     text = " ".join(words).rstrip(" .")
-    if len(text) < 2 or not re.search(r"[A-Za-z]{2}", text):
+    if len(text) < 2 or not re.search(r"[A-Za-z]{2}|[A-Za-z]\d+[A-Za-z]", text):
         return None
     first = sentence.find(text, start)
     return Span(text, first, first + len(text)) if first >= 0 else None

@@ -417,3 +417,15 @@ def test_a_how_question_is_answered_in_words_not_by_a_number_on_its_subject() ->
         "Many requests share a long system prompt.",
     ]
     assert _ranked(question, sentences)[0].text.startswith("It keeps")
+
+
+def test_a_configuration_question_is_answered_by_the_sentence_that_adjusts_the_setting() -> None:
+    question = (
+        "How was the 1B student model configured relative to its 7B teacher (width and depth)?"
+    )
+    sentences = [
+        "We use 20B tokens of web text to distill the student.",
+        "We adjust the hidden size to 2048 and the depth to 16 layers, half of the teacher's.",
+        "The teacher has a width and a depth that suit large GPU clusters.",
+    ]
+    assert _ranked(question, sentences)[0].text.startswith("We adjust")

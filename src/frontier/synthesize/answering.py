@@ -241,7 +241,8 @@ _LIMIT = re.compile(
 )
 _SETUP = re.compile(
     r"\bwe (?:use|used|set|choose|chose|employ|adopt|deploy|run|ran|evaluate|evaluated|find|"
-    r"found|observe|implement|conduct|conducted|fine-tune|train|trained)\b|\bare conducted\b",
+    r"found|observe|implement|conduct|conducted|fine-tune|train|trained|adjust|configure|follow)\b"
+    r"|\bare conducted\b",
     re.IGNORECASE,
 )
 _FOCUS = re.compile(r"\b(?:what|which|how many|how much)\s+((?:\w+\s+){0,3}?\w+)\b", re.IGNORECASE)

@@ -84,6 +84,15 @@ def test_numbers_inside_names_are_not_claims() -> None:
     assert proposals[0].hardware[0].text == "A100-80GB"
 
 
+def test_a_gain_spelled_as_n_fold_or_n_to_m_times_is_a_value() -> None:
+    fold = propose("QuillServe reaches a 12-fold acceleration compared to HostSwap.")
+    assert [(p.value.text, p.unit) for p in fold] == [("12-fold", "×")]
+    times = propose("It achieves 2 to 3 times speed-up over baseline decoding.")
+    assert [p.value.text for p in times] == ["2 to 3 times"]
+    longer = propose("The layout fits up to 16–32 times longer contexts than the naive one.")
+    assert [p.value.text for p in longer] == ["up to 16–32 times"]
+
+
 def test_each_value_keeps_its_own_clause() -> None:
     sentence = "The system serves 4.2× more requests or meets a 9.5× tighter SLO than prior work."
     first, second = propose(sentence)

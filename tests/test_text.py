@@ -38,6 +38,7 @@ OPENINGS = [
     ("[bracket", {"PAGE", "ANY"}),
     ('"quote', {"PROSE", "MODEL_TEXT", "ANY"}),
     ("42 digits", {"PROSE", "MODEL_TEXT", "ANY"}),
+    ("7.3 Numbered heading", {"CLAIM", "PROSE", "MODEL_TEXT", "ANY"}),
     ("**emphasis", {"MODEL_TEXT", "ANY"}),
     ("vLLM name", {"MODEL_TEXT", "ANY"}),
     ("lower case", {"ANY"}),

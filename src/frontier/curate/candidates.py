@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from frontier.text import SentenceStarts, fold_dashes, fold_space, split_sentences
 
 _UNIT = (
-    r"(?:×|x(?![a-z])|%|percent|times|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|QPS|"
+    r"(?:×|x(?![a-z])|-fold|%|percent|times|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|QPS|"
     r"[KMGT]B/s|[KMGT]i?B|ms|µs|us|s(?![a-z])|seconds|minutes|hours|bits?|-bit|bit|"
     r"TFLOPS|GFLOPS|W(?![a-z])|J(?![a-z])|\$|USD|GPUs?|B(?![a-z])|M(?![a-z])|K(?![a-z]))"
 )

@@ -25,8 +25,9 @@ _QUALIFIER = (
 )
 _NUM = number_pattern(NumberShape.GROUPED)
 _UNIT = (
-    r"(?:×|(?<=\d)[xX](?![a-z])|%|percent|times(?= (?:higher|lower|more|less|faster|slower|better|"
-    r"fewer|larger|smaller|over|than|the|as)\b|[,.;)]|$)|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|"
+    r"(?:×|(?<=\d)[xX](?![a-z])|-fold(?![a-z])|%|percent|times(?= (?:higher|lower|more|less|faster|"
+    r"slower|better|fewer|larger|smaller|longer|shorter|cheaper|speed-?ups?|acceleration|over|than|"
+    r"the|as)\b|[,.;)]|$)|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|"
     r"QPS|[KMGT]B/s|[KMGT]i?B(?![a-z])|ms|µs|us(?![a-z])|s(?![a-z])|seconds?|minutes?|hours?|"
     r"-?bits?(?![a-z])|TFLOPS|GFLOPS|W(?![a-z])|J(?![a-z])|USD)"
 )
@@ -444,7 +445,7 @@ def _inside_name(sentence: str, match: re.Match[str]) -> bool:
 
 def _unit_name(unit: str) -> str:
     unit = unit.strip()
-    if unit in ("x", "X"):
+    if unit in ("x", "X", "-fold"):
         return "×"
     if unit == "percent":
         return "%"

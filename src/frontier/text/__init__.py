@@ -17,7 +17,9 @@ class SentenceStarts(enum.Enum):
     """What may open the next sentence after a full stop (`.`, `!` or `?`) and whitespace."""
 
     PAGE = r"[A-Z(\[]"  # a page's text: a capital or an opening bracket
-    CLAIM = r"[A-Z(]"  # claim candidates: a capital or a parenthesis ("[12] reports" reads on)
+    # claim candidates: a capital or a parenthesis ("[12] reports" reads on), or a numbered
+    # heading ("7.3 Cluster deployment") that a page's text runs into
+    CLAIM = r"[A-Z(]|\d+(?:\.\d+)+\s+[A-Z][a-z]"
     PROSE = r"[A-Z(\"\d]"  # prose checked for support: also a quote or a digit
     # a model's answer: also emphasis ("**"), or a name that opens in lower case (vLLM)
     MODEL_TEXT = r"[A-Z(\"*\d]|[a-z]+[A-Z]"

@@ -429,3 +429,18 @@ def test_a_configuration_question_is_answered_by_the_sentence_that_adjusts_the_s
         "The teacher has a width and a depth that suit large GPU clusters.",
     ]
     assert _ranked(question, sentences)[0].text.startswith("We adjust")
+
+
+def test_numbers_restated_in_brackets_or_inside_a_hyphenated_word_keep_their_place() -> None:
+    """'(about 900 ms)', 'model,' and 'batch-16' are the words 'about', 'model' and 16 of the
+    source, not other words around another number."""
+    source = (
+        "On the 70B model, a prompt of 8k tokens takes about 900 ms to run, while a decode-only "
+        "iteration with batch size 16 takes about 150 ms. Mixing the two can leave a bubble of "
+        "about 750 ms."
+    )
+    said = (
+        "Mixing an 8k-token prompt (about 900 ms) with a batch-16 decode-only iteration (about "
+        "150 ms) on the 70B model can leave a bubble of about 750 ms."
+    )
+    assert fact_fault(said, source) == ""

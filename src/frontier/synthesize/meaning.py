@@ -523,10 +523,14 @@ def _value(raw: str) -> float | None:
         return None
 
 
+_MARKS = ".,;:!?()[]{}\"'“”‘’"
+
+
 def _plain_stem(word: str) -> str:
     """A word as numbers' neighbours are compared: lowered, a plural as its singular, its
-    first six letters ("tokens" and "token", "nodes" and "node" alike)."""
-    lowered = word.lower()
+    first six letters ("tokens" and "token", "nodes" and "node" alike), without the marks
+    around it ("(about", "model,")."""
+    lowered = word.lower().strip(_MARKS)
     if len(lowered) > 3 and lowered.endswith("s"):
         lowered = lowered[:-1]
     return lowered[:6] if len(lowered) > 2 else ""
@@ -627,6 +631,7 @@ def _number_fault(body: str, source: str, question: str) -> str:
     held = facts_in(source, in_names=True)
     asked = {fact.value for fact in facts_in(question, in_names=True)}
     stated = facts_in(body)
+    written = facts_in(body, in_names=True)  # "batch-32" writes the source's 32 too
     for fact in stated:
         if fact.value in asked:
             continue
@@ -641,7 +646,7 @@ def _number_fault(body: str, source: str, question: str) -> str:
         ]
         if not fitting:
             return f"states {_show(fact.value)} in another unit than its source"
-        others = [h for h in held if not any(_same_value(f.value, h.value) for f in stated)]
+        others = [h for h in held if not any(_same_value(f.value, h.value) for f in written)]
         if _bound_elsewhere(fact, fitting, others):
             return f"states {_show(fact.value)} of something else than its source does"
     return ""

@@ -163,10 +163,12 @@ def test_a_number_that_says_worse_is_never_a_headline() -> None:
         *_claim("QuillServe kernels are up to 2.8× slower than FlashAttention-2 at short context."),
         *_claim("QuillServe adds up to 5% higher latency than TurboServe."),
         *_claim("QuillServe raises throughput by 1.9× over TurboServe."),
+        *_claim("At 32K tokens, the memory overhead of attention is reduced by 40X."),
+        *_claim("The kernel has a 7% overhead at short context."),
     ]
-    assert [worse_result(c) for c in claims] == [True, True, False]
+    assert [worse_result(c) for c in claims] == [True, True, False, False, True]
     marked = mark_headlines(claims, "QuillServe: Fast Serving")
-    assert [c.headline for c in marked] == [False, False, True]
+    assert [c.headline for c in marked] == [False, False, True, True, False]
 
 
 def test_a_list_cut_short_and_the_next_subject_are_no_baselines() -> None:

@@ -19,7 +19,7 @@ from frontier.model import Claim
 from frontier.text import NumberShape, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-22"
+TYPING_VERSION = "spans-23"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -262,7 +262,7 @@ def worse_result(claim: Claim) -> bool:
     """A number that says something is worse (slower, costlier, a higher latency, an overhead):
     a cost or a baseline's weakness, never one of the paper's headline results."""
     if _WORSE_WORDS.search(claim.metric):
-        return True
+        return claim.direction != "lower"  # an overhead or a slowdown cut is a gain
     at = claim.quote.find(claim.value_text)
     if at >= 0 and _WORSE_WORDS.match(claim.quote[at + len(claim.value_text) :].lstrip()):
         return True

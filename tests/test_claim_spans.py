@@ -93,6 +93,14 @@ def test_a_gain_spelled_as_n_fold_or_n_to_m_times_is_a_value() -> None:
     assert [p.value.text for p in longer] == ["up to 16–32 times"]
 
 
+def test_what_a_change_verb_changes_by_the_value_is_its_metric() -> None:
+    """Outside the field's words for metrics: 'cuts <what> by <value>'."""
+    (cut,) = propose("The adapter cuts unanswerable-question errors by 64% on long prompts.")
+    assert [m.text for m in cut.metrics] == ["unanswerable-question errors"]
+    (named,) = propose("It improves decoding throughput by 1.4× on one GPU.")
+    assert [m.text for m in named.metrics] == ["decoding throughput"]
+
+
 def test_each_value_keeps_its_own_clause() -> None:
     sentence = "The system serves 4.2× more requests or meets a 9.5× tighter SLO than prior work."
     first, second = propose(sentence)

@@ -444,3 +444,13 @@ def test_numbers_restated_in_brackets_or_inside_a_hyphenated_word_keep_their_pla
         "150 ms) on the 70B model can leave a bubble of about 750 ms."
     )
     assert fact_fault(said, source) == ""
+
+
+def test_a_how_or_what_does_it_do_question_asks_for_a_mechanism_after_its_premise() -> None:
+    from frontier.synthesize.answering import asked_kinds
+
+    assert asked_kinds("The driver maps memory in 2MB pages; how does the engine map less?") == [
+        "mechanism"
+    ]
+    assert "mechanism" in asked_kinds("What does the router do with a request it cannot place?")
+    assert "mechanism" not in asked_kinds("What does the paper propose?")

@@ -313,7 +313,11 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
     ),
     (
         "mechanism",
-        re.compile(r"^\s*how (?:does|do|did|is|are|was|were)\b", re.IGNORECASE),
+        re.compile(
+            r"(?:^|[;:]\s*|,\s*(?:and|but|so)?\s*)how (?:does|do|did|is|are|was|were)\b"
+            r"|\bwhat (?:does|do|did) (?:[\w'’-]+ ){1,5}do\b",
+            re.IGNORECASE,
+        ),
         _MECHANISM,
     ),
 ]

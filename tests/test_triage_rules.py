@@ -122,28 +122,6 @@ def test_one_shared_phrase_does_not_bring_a_paper_into_the_field(setup) -> None:
         assert relevance(sims_of(vectors, paper)) >= settings.curate.triage_floor
 
 
-ADAPTER_SERVING = (
-    "Tessera: many fine-tuned adapters on one GPU pool",
-    "Companies fine-tune one base model into hundreds of LoRA adapters. We present Tessera, a "
-    "system that serves many LoRA adapters on a shared pool of GPUs for multi-tenant workloads. "
-    "A batched CUDA kernel applies different adapters to the requests of one batch, so each GPU "
-    "keeps a single copy of the base weights, and the pool places and migrates requests "
-    "between GPUs as load shifts. Tessera raises throughput by 9x over serving each adapter on "
-    "its own GPUs.",
-)
-
-
-def test_a_paper_naming_a_scope_line_in_its_words_goes_where_that_line_leads(setup) -> None:  # type: ignore[no-untyped-def]
-    """An adapter-serving system that speaks of GPUs throughout is serving, not hardware: the
-    scope line whose words the abstract uses counts beside the embedding."""
-    settings, lines, vectors = setup
-    text = paper_text(*ADAPTER_SERVING)
-    decision = decide_by_embedding(sims_of(vectors, ADAPTER_SERVING), lines, settings.curate, text)
-    assert decision is not None
-    assert decision.destination == "serving"
-    assert "LoRA" in decision.scope_line
-
-
 def test_the_scope_line_named_is_the_one_the_abstract_speaks_of() -> None:
     lines = [
         ScopeLine("serving", "speculative, parallel and early-exit decoding", "in", "serving"),

@@ -27,7 +27,7 @@ from frontier.text import WordStyle, prose_sentences, split_words
 
 OUT_LABEL = "out-of-field"
 # Part of every triage key: a change to the rules below redoes the decisions they made.
-RULES_VERSION = "triage-rules-5"
+RULES_VERSION = "triage-rules-4"
 
 
 @dataclass
@@ -184,13 +184,9 @@ def decide_by_embedding(
         )
     if text and (moved := model_change_decision(sims, lines, text)):
         return moved
-    worded = with_wording(sims, lines, text)
-    order = np.argsort(-worded)
-    best = lines[int(order[0])]
-    best_sim = float(sims[order[0]])
     rival = next((int(i) for i in order[1:] if lines[int(i)].destination != best.destination), None)
-    lead = float(worded[order[0]] - worded[rival]) if rival is not None else 1.0
-    if float(worded[order[0]]) >= cfg.triage_accept and lead >= cfg.triage_margin:
+    lead = best_sim - float(sims[rival]) if rival is not None else 1.0
+    if best_sim >= cfg.triage_accept and lead >= cfg.triage_margin:
         named = reported_line(sims, lines, best.destination, text)
         return Decision(
             best.destination,
@@ -203,28 +199,11 @@ def decide_by_embedding(
     return None
 
 
-WORDING_WEIGHT = (
-    0.2  # how much a scope line's own words in the title and abstract count beside similarity
-)
+WORDING_WEIGHT = 0.15  # how much a scope line's own words in the abstract count beside similarity
 
 
 def _prefixes(text: str) -> set[str]:
     return {w.lower()[:5] for w in split_words(text, WordStyle.ASCII_LETTERS, min_length=4)}
-
-
-def with_wording(sims: np.ndarray, lines: list[ScopeLine], text: str) -> np.ndarray:
-    """Each line's similarity plus the share of its words the title and abstract use: a paper
-    on multi-tenant LoRA serving over a GPU cluster is nearer the line that names LoRA serving
-    than its wording about GPUs makes it look."""
-    words = _prefixes(text)
-    if not words:
-        return sims
-    shares = [_word_share(_prefixes(line.text), words) for line in lines]
-    return sims + WORDING_WEIGHT * np.asarray(shares, dtype=sims.dtype)
-
-
-def _word_share(own: set[str], words: set[str]) -> float:
-    return len(own & words) / len(own) if own else 0.0
 
 
 def reported_line(
@@ -233,9 +212,15 @@ def reported_line(
     """The scope line a decision names: of the lines leading to its destination, the nearest by
     similarity plus the share of the line's words the title and abstract use, so a paper on
     disaggregating prefill and decode is filed under the line that says so."""
-    worded = with_wording(sims, lines, text)
+    words = _prefixes(text)
+
+    def score(i: int) -> float:
+        own = _prefixes(lines[i].text)
+        share = len(own & words) / len(own) if own and words else 0.0
+        return float(sims[i]) + WORDING_WEIGHT * share
+
     candidates = [i for i, line in enumerate(lines) if line.destination == destination]
-    return lines[max(candidates, key=lambda i: float(worded[i]))]
+    return lines[max(candidates, key=score)]
 
 
 SHORTLIST = 6

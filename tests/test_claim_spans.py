@@ -166,6 +166,12 @@ def test_the_papers_own_system_is_no_baseline() -> None:
     assert gate(claim, ["QuillServe"]).baseline == ""
 
 
+def test_a_name_the_title_sets_its_system_against_is_not_its_own() -> None:
+    title = "QuillCache: Dynamic KV Memory for Serving LLMs without BlockTable"
+    assert system_names(title) == ["QuillCache"]
+    assert system_names("HostSwap versus OffloadNet: Two Ways to Page KV") == ["HostSwap"]
+
+
 def test_a_number_that_says_worse_is_never_a_headline() -> None:
     claims = [
         *_claim("QuillServe kernels are up to 2.8× slower than FlashAttention-2 at short context."),

@@ -19,7 +19,7 @@ from frontier.model import Claim
 from frontier.text import NumberShape, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-24"
+TYPING_VERSION = "spans-25"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -223,17 +223,24 @@ _INTRODUCES = re.compile(
 )
 
 
+# "… Serving LLMs without PagedAttention": a name the title sets its system against
+_CONTRASTED = re.compile(
+    r"\b(?:without|vs\.?|versus|beyond|instead of|than|against|replacing)\s+(?:the\s+)?\S+",
+    re.IGNORECASE,
+)
+
+
 def system_names(title: str, abstract: str = "") -> list[str]:
     """Names the paper may give its own system: the title's lead before a colon, its coined
-    words (mixed case or capitals, like vLLM, DistServe, SpQR) and those of the abstract's
-    'we propose / build …' phrase."""
+    words (mixed case or capitals, like vLLM, DistServe, SpQR) but not one it is set against
+    ('without PagedAttention'), and those of the abstract's 'we propose / build …' phrase."""
     names = []
-    lead = title.split(":", 1)[0].strip()
-    if ":" in title and len(lead.split()) <= 3:
+    lead = _CONTRASTED.sub("", title.split(":", 1)[0]).strip()
+    if ":" in title and lead and len(lead.split()) <= 3:
         names.append(lead)
     words = title.split()
     shouting = sum(w.isupper() for w in words) > 0.6 * len(words)  # an all-capitals title
-    names += [] if shouting else _COINED.findall(title)
+    names += [] if shouting else _COINED.findall(_CONTRASTED.sub(" ", title))
     for phrase in _INTRODUCES.findall(abstract):
         names += _COINED.findall(phrase) + _JOINED_NAME.findall(phrase)
     common = re.compile(r"(?:LLM|GPU|CPU|TPU|KV|AI|ML|NLP|API|MoE|DNN|RAG)s?", re.IGNORECASE)

@@ -67,7 +67,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-14"
+CHECK_VERSION = "entry-check-15"
 # a contribution naming its problem by pointing back: "to alleviate this bottleneck"
 _POINTS_BACK = re.compile(
     r"\b(?:this|these|such|that|those)\s+(?:\w+\s+)?(?:bottlenecks?|problems?|issues?|challenges?"

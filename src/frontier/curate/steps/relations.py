@@ -45,7 +45,7 @@ def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[s
 
 
 # part of every paper's relations key: a change in how code finds or checks evidence redoes it
-EVIDENCE_VERSION = "evidence-12"
+EVIDENCE_VERSION = "evidence-13"
 
 
 def relations_base_key(

@@ -5,7 +5,7 @@ Each labelled sentence is held, cited, against one source: the page's sentences 
 it is judged by (its `context` and `sources`, in page order), as `ask` holds an answer sentence
 against the source it cites. Kept means the sentence stays in the answer.
 
-    python benchmarks/answer_checks.py [--show KIND] [--part tuning|heldout]
+    python benchmarks/answer_checks.py [--show KIND] [--part tuning|heldout|heldout-2]
 """
 
 from __future__ import annotations
@@ -20,13 +20,24 @@ from frontier.synthesize.bundle import Bundle, Source
 from frontier.synthesize.grounding import ground_answer
 
 DATA = Path(__file__).parent / "data"
-PARTS = {"heldout": DATA / "answer_checks_heldout.jsonl", "tuning": DATA / "answer_checks.jsonl"}
+# the part the check was tuned on, and two parts written before any tuning on them: the first
+# held-out half, and a second one written later by a labeller who did not read the check
+PARTS = {
+    "tuning": [DATA / "answer_checks.jsonl", DATA / "answer_checks_more.jsonl"],
+    "heldout": [DATA / "answer_checks_heldout.jsonl"],
+    "heldout-2": [DATA / "answer_checks_heldout2.jsonl"],
+}
 PDFS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "pdfs"
 
 
 def load(part: str) -> list[dict]:
-    path = PARTS[part]
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [
+        json.loads(line)
+        for path in PARTS[part]
+        if path.exists()
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ]
 
 
 def page_text(file: str, page: int) -> str:
@@ -110,9 +121,10 @@ def main() -> int:
     args = parser.parse_args()
     if not PDFS.is_dir():
         print(f"note: {PDFS} is missing; sources are judged in the order the labels give")
-    for part in [args.part] if args.part else ["tuning", "heldout"]:
-        if PARTS[part].exists():
-            report(part, measure(load(part), args.show))
+    for part in [args.part] if args.part else list(PARTS):
+        items = load(part)
+        if items:
+            report(part, measure(items, args.show))
     return 0
 
 

@@ -18,6 +18,7 @@ from frontier.synthesize.answering import (
 )
 from frontier.synthesize.ask import quote_lines
 from frontier.synthesize.meaning import (
+    ECHO,
     TAUTOLOGY,
     fact_fault,
     facts_in,
@@ -85,6 +86,19 @@ def test_a_numbered_heading_run_into_its_first_sentence_is_cut_off() -> None:
     assert without_heading("8 Figure-level gains") == "8 Figure-level gains"
     units = page_units("7 Conclusion We introduce a kernel that fuses prefill and decode.")
     assert units == ["We introduce a kernel that fuses prefill and decode."]
+
+
+def test_praise_around_the_question_s_own_words_is_an_echo() -> None:
+    """'More efficient', 'scalable', 'a key aspect of the new architecture' add no fact to the
+    question's words; a mechanism, however briefly named, does."""
+    question = "How does a router cut the cost of moving requests between replicas?"
+    praise = (
+        "This policy allows for a more efficient and scalable moving of requests between "
+        "replicas, which is a key aspect of the new architecture of the router [2]."
+    )
+    assert says_nothing(praise, question) == ECHO
+    answer = "The router copies the KV cache of a request while it keeps decoding [1]."
+    assert says_nothing(answer, question) == ""
 
 
 def test_a_tautology_says_one_thing_twice_with_little_else() -> None:

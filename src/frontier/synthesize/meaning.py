@@ -316,6 +316,17 @@ _GENERIC = frozenset(
         "source sources based following follows"
     )
 )
+# words that praise or frame without saying what: "a more efficient and scalable policy, a key
+# aspect of the new architecture" tells a reader nothing the question did not
+_VAGUE = frozenset(
+    content_stems(
+        "efficient efficiency scalable scalability effective effectively better improve improved "
+        "improves improvement performance new novel significant significantly overall "
+        "architecture framework policy technique techniques allows allow enables enable provides "
+        "provide introduces introduce offers offer crucial essential role benefit benefits "
+        "advantage advantages ensures ensure"
+    )
+)
 # words that report rather than state: a sentence may bring them from anywhere on the page
 REPORTING_STEMS = frozenset(
     content_stems(
@@ -471,7 +482,7 @@ def _echoes(body: str, question: str) -> bool:
     """Nothing but the question's words (and words that add no fact) in another order."""
     stems = content_stems(body)
     asked = content_stems(question)
-    new = stems - asked - _GENERIC
+    new = stems - asked - _GENERIC - _VAGUE
     numbers = set(_numbers(body)) - set(_numbers(question))
     return len(stems & asked) >= ECHO_WORDS and len(new) <= 1 and not numbers
 

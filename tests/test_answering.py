@@ -468,3 +468,35 @@ def test_a_how_or_what_does_it_do_question_asks_for_a_mechanism_after_its_premis
     ]
     assert "mechanism" in asked_kinds("What does the router do with a request it cannot place?")
     assert "mechanism" not in asked_kinds("What does the paper propose?")
+
+
+FLIPPED = "states the opposite direction of its source"
+
+
+def test_a_superlative_or_an_amount_said_the_other_way_is_a_flipped_direction() -> None:
+    """'Smallest' for 'largest', 'negligible' for 'significant', 'trails' for 'outperforms':
+    the same thing said to go the other way."""
+    placing = "The router sends a new request to the replica with the largest batch that fits."
+    assert fact_fault("It sends a new request to the replica with the smallest batch.", placing)
+    assert not fact_fault("It sends a new request to the replica with the largest batch.", placing)
+    overhead = "Copying the cache while decoding adds a significant overhead to each step."
+    assert fact_fault("Copying while decoding adds a negligible overhead to each step.", overhead)
+    ahead = "On long prompts the new kernel outperforms the paged kernel by 1.2x."
+    assert fact_fault("On long prompts the new kernel trails the paged kernel by 1.2x.", ahead)
+    # an adverb of degree says how, not how much: no direction of its own
+    faster = "Fusing the two kernels greatly reduces the latency of each decoding step."
+    assert not fact_fault("Fusing the two kernels significantly reduces the latency.", faster)
+
+
+def test_a_word_of_the_same_kind_on_the_same_thing_is_no_flip_beside_an_opposite_elsewhere() -> (
+    None
+):
+    """'The gap narrows' for 'the difference shrinks' says the same, though 'increased' stands
+    on another quantity of the same sentence."""
+    source = (
+        "The serial block has higher latency because of the increased communication time. "
+        "In prefill, this difference shrinks because the layouts incur less communication."
+    )
+    paraphrase = "In prefill the gap narrows because the layouts communicate less."
+    assert fact_fault(paraphrase, source) == ""
+    assert fact_fault("In prefill the gap widens because the layouts communicate less.", source)

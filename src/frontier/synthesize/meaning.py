@@ -33,6 +33,7 @@ from frontier.text import (
     find_numbers,
     number_matches,
     number_parts,
+    prose_sentences,
     split_clauses,
     split_words,
     word_matches,
@@ -147,6 +148,12 @@ _UP = frozenset(
         "maximum",
         "extra",
         "additional",
+        "lengthen",
+        "prolong",
+        "widen",
+        "doubl",
+        "rise",
+        "rose",
     ]
 )
 _DOWN = frozenset(
@@ -166,6 +173,12 @@ _DOWN = frozenset(
         "low",
         "small",
         "minimum",
+        "shorten",
+        "narrow",
+        "halv",
+        "fall",
+        "fell",
+        "declin",
     ]
 )
 _GOOD = frozenset(
@@ -181,6 +194,8 @@ _GOOD = frozenset(
         "efficient",
         "cheaper",
         "best",
+        "easier",
+        "help",
     ]
 )
 _BAD = frozenset(
@@ -197,12 +212,27 @@ _BAD = frozenset(
         "worst",
         "underperform",
         "loss",
+        "harder",
+        "harm",
+        "slow",
+        "lag",
+        "trail",
     ]
 )
+# how much, said without a number: a negligible overhead is a gain, a significant one a loss;
+# opposites of each other only ("significantly" is no such word: it says how, not how much)
+_MUCH = frozenset(["significant", "substantial", "considerabl", "dramatic", "major", "huge"])
+_LITTLE = frozenset(["negligibl", "marginal", "slight", "minor", "tiny", "modest"])
 _ALIASES = {
     "reduction": "reduc", "reductions": "reduc", "speed-up": "speedup", "speed-ups": "speedup",
     "improvement": "improv", "improvements": "improv", "degradation": "degrad",
     "grew": "grow", "cheap": "cheaper", "lowest": "lower", "highest": "higher",
+    "largest": "larger", "smallest": "smaller", "longest": "longer", "shortest": "shorter",
+    "fewest": "fewer", "least": "less", "fastest": "faster", "slowest": "slower",
+    "cheapest": "cheaper", "greatest": "greater", "biggest": "bigger", "slows": "slow",
+    "slowed": "slow", "slowing": "slow", "falls": "fall", "falling": "fall", "rises": "rise",
+    "rising": "rise", "risen": "rise", "lags": "lag", "lagging": "lag", "trails": "trail",
+    "trailing": "trail", "helps": "help", "helped": "help", "harms": "harm", "halves": "halv",
 }  # fmt: skip
 _PAIRS = [
     ("higher", "lower"), ("more", "less"), ("more", "fewer"), ("greater", "smaller"),
@@ -218,11 +248,13 @@ _OPPOSITE: dict[str, set[str]] = {
     **{base: set(_UP) for base in _DOWN},
     **{base: set(_BAD) for base in _GOOD},
     **{base: set(_GOOD) for base in _BAD},
+    **{base: set(_LITTLE) for base in _MUCH},
+    **{base: set(_MUCH) for base in _LITTLE},
 }
 for _a, _b in _PAIRS:
     _OPPOSITE.setdefault(_a, set()).add(_b)
     _OPPOSITE.setdefault(_b, set()).add(_a)
-_CHANGE_BASES = _UP | _DOWN | _GOOD | _BAD
+_CHANGE_BASES = _UP | _DOWN | _GOOD | _BAD | _MUCH | _LITTLE
 _SUFFIXES = ("ing", "ed", "es", "s", "e", "d")
 _TURNING = frozenset({"less", "not", "no", "never"})  # before a gain word, make it a loss
 NEGATED_WORDS = 3  # content words after a negation that it denies
@@ -292,7 +324,7 @@ _ANSWER_WORD = re.compile(r"^\s*(?:no|yes)\b[,;:.]?\s*", re.IGNORECASE)
 _LOWER_IS_BETTER = re.compile(
     r"^(?:latenc|cost|time|memor|overhead|error|perplex|energ|bubble|footprint|fragment|"
     r"slowdown|runtime|delay|stall|loss|bits?$|usage|consum|traffic|downtime|expens|costly|ms$|"
-    r"seconds?$|hours?$|minutes?$|gap|milli)",
+    r"seconds?$|hours?$|minutes?$|gap|differences?$|milli)",
 )
 _AUTHOR_MARKS = re.compile(r"[∗*†‡§¶]|\b\d\s*,\s*\d\b|@|\b(?:Univ|Inc|Lab|Research)\b")
 _NAME_PAIR = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z]\.)?\s[A-Z][a-z]+")
@@ -765,7 +797,7 @@ def _flipped(body: str, window: str) -> bool:
     thing (the words around both share one), with the opposite sense once what it changes is
     read (lower latency is a gain, lower throughput a loss)."""
     words = [w.lower() for w in _words(body)]
-    source = [w.lower() for w in _words(window)]
+    source = _sentence_words(window)
     bases = [_kin(_change_base(w)) for w in source]
     present = set(bases)
     for index, word in enumerate(words):
@@ -774,10 +806,37 @@ def _flipped(body: str, window: str) -> bool:
         if not base or base in present or not opposites & present:
             continue
         around = _changed(words, index)
+        sense = _sense(words, index)
+        kin = [
+            len(around & _changed(source, i))
+            for i, b in enumerate(bases)
+            if b and _family(b) == _family(base)
+        ]
         places = [i for i, b in enumerate(bases) if b in opposites and around & _changed(source, i)]
-        if any(_sense(words, index) != _sense(source, place) for place in places):
+        flipped = [len(around & _changed(source, i)) for i in places if sense != _sense(source, i)]
+        # the window may say the same in a word of the same kind ("shrinks" for "narrows") on
+        # what the sentence changes, and the opposite on something else beside it
+        if flipped and max(flipped) > max(kin, default=0):
             return True
     return False
+
+
+_FAMILIES = (_UP, _DOWN, _GOOD, _BAD, _MUCH, _LITTLE)
+_BREAK = "."  # stands between two sentences' words: what a change word is said of ends there
+
+
+def _sentence_words(text: str) -> list[str]:
+    """The text's words, lowered, with the end of each sentence kept as a break that the
+    words around a change word do not reach past."""
+    words: list[str] = []
+    for sentence in prose_sentences(text) or [text]:
+        words.extend([*(w.lower() for w in _words(sentence)), *[_BREAK] * METRIC_REACH])
+    return words
+
+
+def _family(base: str) -> int:
+    """Which of the change-word kinds a base is of (going up, going down, a gain, ...)."""
+    return next((i for i, family in enumerate(_FAMILIES) if base in family), -1)
 
 
 # a change word and its comparative are one word for whether a window uses it
@@ -805,7 +864,7 @@ def _sense(words: list[str], index: int) -> int:
     if base in _GOOD or base in _BAD:
         sign = 1 if base in _GOOD else -1
         return -sign if index and words[index - 1] in _TURNING else sign
-    sign = 1 if base in _UP else -1
+    sign = 1 if base in _UP or base in _MUCH else -1
     around = (
         words[max(0, index - METRIC_REACH) : index] + words[index + 1 : index + 1 + METRIC_REACH]
     )

@@ -500,3 +500,14 @@ def test_a_word_of_the_same_kind_on_the_same_thing_is_no_flip_beside_an_opposite
     paraphrase = "In prefill the gap narrows because the layouts communicate less."
     assert fact_fault(paraphrase, source) == ""
     assert fact_fault("In prefill the gap widens because the layouts communicate less.", source)
+
+
+def test_a_comparison_turned_round_is_a_flipped_direction() -> None:
+    """'A scales better than B' where the page says B still scales better: the same word, on
+    the same thing, of the other item."""
+    source = "Outlier handling helps 3-bit models. Yet 4-bit precision still gives better scaling."
+    assert fact_fault("3-bit models give better scaling than 4-bit ones.", source) == FLIPPED
+    assert fact_fault("4-bit models give better scaling than 3-bit ones.", source) == ""
+    throughput = "DistServe serves 2x more requests than vLLM on the chat workload."
+    assert fact_fault("vLLM serves 2x more requests than DistServe.", throughput) == FLIPPED
+    assert fact_fault("DistServe serves 2x more requests than vLLM.", throughput) == ""

@@ -604,7 +604,7 @@ def fact_fault(
     fault = _number_fault(body, f"{window} {title}", question)
     if fault:
         return fault
-    if _flipped(body, window):
+    if _flipped(body, window) or _roles_swapped(body, window):
         return "states the opposite direction of its source"
     negation = _negation_fault(body, window)
     if negation:
@@ -822,6 +822,59 @@ def _flipped(body: str, window: str) -> bool:
 
 
 _FAMILIES = (_UP, _DOWN, _GOOD, _BAD, _MUCH, _LITTLE)
+_THAN = frozenset({"than", "over", "versus", "vs", "vs.", "against"})
+_RATIO_WORD = re.compile(r"^[\d.,]+(?:x|×|%|-fold)?$", re.IGNORECASE)
+COMPARE_REACH = 8  # words from a comparative to its "than", and to the items it compares
+
+
+def _is_item(word: str) -> bool:
+    """A word naming what is compared: a system, a model, a format ("vLLM", "A100", "4-bit")."""
+    if _RATIO_WORD.match(word):
+        return False  # "2x", "50%": how much, not what
+    return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:])
+
+
+def _compared(words: list[str]) -> list[tuple[int, str, str]]:
+    """Each comparison a text states ("3-bit scales better than 4-bit"): where its change word
+    stands, the item before it and the item after its "than"."""
+    found = []
+    lowered = [w.lower() for w in words]
+    for index, word in enumerate(lowered):
+        if not _change_base(word):
+            continue
+        ahead = lowered[index + 1 : index + 1 + COMPARE_REACH]
+        than = next((i for i, w in enumerate(ahead) if w in _THAN), None)
+        before = [w for w in words[max(0, index - COMPARE_REACH) : index] if _is_item(w)]
+        if than is None or not before:
+            continue
+        after = [w for w in words[index + 2 + than : index + 2 + than + 4] if _is_item(w)]
+        if after and after[0].lower() != before[-1].lower():
+            found.append((index, before[-1].lower(), after[0].lower()))
+    return found
+
+
+def _roles_swapped(body: str, window: str) -> bool:
+    """The sentence says A goes further than B where a window sentence says it of B, in a
+    word of the same kind on the same thing ("4-bit still scales better" against "3-bit scales
+    better than 4-bit"): what is compared is turned round."""
+    words = _words(body)
+    lowered = [w.lower() for w in words]
+    for index, first, second in _compared(words):
+        family = _family(_kin(_change_base(lowered[index])))
+        around = _changed(lowered, index) - {_plain_stem(first), _plain_stem(second)}
+        for sentence in prose_sentences(window) or [window]:
+            theirs = _words(sentence)
+            low = [w.lower() for w in theirs]
+            for at, word in enumerate(low):
+                base = _kin(_change_base(word))
+                if not base or _family(base) != family or not around & _changed(low, at):
+                    continue
+                items = [w.lower() for w in theirs[max(0, at - COMPARE_REACH) : at] if _is_item(w)]
+                if items and items[-1] == second and first not in items:
+                    return True
+    return False
+
+
 _BREAK = "."  # stands between two sentences' words: what a change word is said of ends there
 
 

@@ -33,7 +33,6 @@ from frontier.text import (
     find_numbers,
     number_matches,
     number_parts,
-    prose_sentences,
     split_clauses,
     split_words,
     word_matches,
@@ -114,7 +113,7 @@ _PLAIN_WORDS = (
 # a negation; "not only", "no more than", "none of" (a quantity) and the like deny nothing
 _NEGATORS = re.compile(
     r"\b(?:not(?! only\b| just\b)|no(?! (?:more|less|fewer|later|sooner) than\b)|never|cannot|"
-    r"neither|nor|without|fails? to|unable)\b|n't\b",
+    r"neither|nor|without|fails? to|unable)\b|n['’]t\b",
     re.IGNORECASE,
 )
 _CAUSE_STATED = re.compile(
@@ -750,6 +749,7 @@ def _negation_fault(body: str, window: str) -> str:
     """The sentence denies what the window states plainly ("does not evict" where the source
     evicts), or states plainly what the window denies; a word both deny, or only one holds, is
     no fault."""
+    body, window = body.replace("’", "'"), window.replace("’", "'")  # "isn’t" as typeset
     if not _NEGATORS.search(body) and not _NEGATORS.search(window):
         return ""
     if _NEGATORS.search(body) and not _NEGATIVE_SENSE.search(window):
@@ -796,8 +796,8 @@ def _flipped(body: str, window: str) -> bool:
     """A change word of the sentence whose opposite the window uses instead of it on the same
     thing (the words around both share one), with the opposite sense once what it changes is
     read (lower latency is a gain, lower throughput a loss)."""
-    words = [w.lower() for w in _words(body)]
-    source = _sentence_words(window)
+    words = _clause_words(body)
+    source = _clause_words(window)
     bases = [_kin(_change_base(w)) for w in source]
     present = set(bases)
     for index, word in enumerate(words):
@@ -862,7 +862,7 @@ def _roles_swapped(body: str, window: str) -> bool:
     for index, first, second in _compared(words):
         family = _family(_kin(_change_base(lowered[index])))
         around = _changed(lowered, index) - {_plain_stem(first), _plain_stem(second)}
-        for sentence in prose_sentences(window) or [window]:
+        for sentence in split_clauses(window):
             theirs = _words(sentence)
             low = [w.lower() for w in theirs]
             for at, word in enumerate(low):
@@ -878,12 +878,18 @@ def _roles_swapped(body: str, window: str) -> bool:
 _BREAK = "."  # stands between two sentences' words: what a change word is said of ends there
 
 
-def _sentence_words(text: str) -> list[str]:
-    """The text's words, lowered, with the end of each sentence kept as a break that the
-    words around a change word do not reach past."""
+_ALTERNATIVE = re.compile(r"\s(?:or|while|whereas|but)\s", re.IGNORECASE)
+
+
+def _clause_words(text: str) -> list[str]:
+    """The text's words, lowered, with the end of each clause kept as a break that the words
+    around a change word do not reach past ("could be reduced ... or amortized over larger
+    models": what is larger is not what is reduced)."""
     words: list[str] = []
-    for sentence in prose_sentences(text) or [text]:
-        words.extend([*(w.lower() for w in _words(sentence)), *[_BREAK] * METRIC_REACH])
+    for clause in split_clauses(_ALTERNATIVE.sub(", ", text)):
+        found = [w.lower() for w in _words(clause)]
+        if found:
+            words.extend([*found, *[_BREAK] * METRIC_REACH])
     return words
 
 

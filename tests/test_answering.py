@@ -534,3 +534,12 @@ def test_what_a_change_word_is_said_of_ends_at_its_clause() -> None:
     )
     paraphrase = "The 35% Python overhead is a cost a leaner implementation could cut or bigger models could spread out."
     assert fact_fault(paraphrase, source) == ""
+
+
+def test_still_below_a_limit_says_what_has_not_reached_it_says() -> None:
+    source = "A request goes to a replica that has not yet reached the max batch size."
+    below = "A request goes to a replica whose batch is still below the max batch size."
+    assert fact_fault(below, source) == ""
+    assert fact_fault("A request goes to a replica at the max batch size.", source) == (
+        "drops the negation of its source"
+    )

@@ -745,6 +745,14 @@ _NEGATIVE_SENSE = re.compile(
 )
 
 
+# a negation, or a word that keeps what follows short of it: "has not yet reached the limit"
+# is said as "is still below the limit"
+_LIMITED = re.compile(
+    _NEGATORS.pattern + r"|\b(?:below|under|within|short of|yet to|less than|fewer than|at most)\b",
+    re.IGNORECASE,
+)
+
+
 def _negation_fault(body: str, window: str) -> str:
     """The sentence denies what the window states plainly ("does not evict" where the source
     evicts), or states plainly what the window denies; a word both deny, or only one holds, is
@@ -756,13 +764,13 @@ def _negation_fault(body: str, window: str) -> str:
         return "denies something its source does not deny"
     if _denied_plainly(body, window):
         return "denies what its source states"
-    if _denied_plainly(window, body):
+    if _denied_plainly(window, body, _LIMITED):
         return "drops the negation of its source"
     return ""
 
 
-def _denied_plainly(denier: str, other: str) -> bool:
-    """Most of what one negation of `denier` denies is in `other`, nowhere under a negation."""
+def _denied_plainly(denier: str, other: str, negation: re.Pattern[str] = _NEGATORS) -> bool:
+    """Most of what one negation of `denier` denies is in `other`, nowhere under a `negation`."""
     words = _words(other)
     stems = [_plain_stem(w) for w in words]
     for governed in _governed(denier):
@@ -770,7 +778,7 @@ def _denied_plainly(denier: str, other: str) -> bool:
         held = [g for g in governed if places[g]]
         if len(held) * 2 < len(governed) or not held:
             continue
-        if not any(_negated_at(words, i) for g in held for i in places[g]):
+        if not any(_negated_at(words, i, negation) for g in held for i in places[g]):
             return True
     return False
 
@@ -787,9 +795,9 @@ def _governed(text: str) -> list[list[str]]:
     return found
 
 
-def _negated_at(words: list[str], index: int) -> bool:
+def _negated_at(words: list[str], index: int, negation: re.Pattern[str] = _NEGATORS) -> bool:
     before = " ".join(words[max(0, index - NEGATION_REACH) : index])
-    return bool(_NEGATORS.search(before))
+    return bool(negation.search(before))
 
 
 def _flipped(body: str, window: str) -> bool:

@@ -543,3 +543,14 @@ def test_still_below_a_limit_says_what_has_not_reached_it_says() -> None:
     assert fact_fault("A request goes to a replica at the max batch size.", source) == (
         "drops the negation of its source"
     )
+
+
+def test_a_negation_denies_its_verb_not_the_clause_joined_after_it() -> None:
+    """'cannot be fetched while that layer runs': 'while' and what follows it are when, not
+    what is denied; the page saying the layer runs is no contradiction."""
+    source = (
+        "Dense models pre-load the next layer while the previous layer is still running. "
+        "MoE models pick experts from the previous layer's outputs, so they cannot be pre-fetched in parallel."
+    )
+    sentence = "MoE experts cannot be fetched while that layer runs."
+    assert fact_fault(sentence, source) == ""

@@ -300,6 +300,14 @@ _SCOPE_SKIP = frozenset(
         "yet",
         "really",
         "necessarily",
+        "while",
+        "when",
+        "because",
+        "since",
+        "if",
+        "as",
+        "with",
+        "by",
     ]
 )
 TAUTOLOGY_ELSE = 6  # words said once beside a repeated run, past which it is no tautology

@@ -113,7 +113,7 @@ _PLAIN_WORDS = (
 # a negation; "not only", "no more than", "none of" (a quantity) and the like deny nothing
 _NEGATORS = re.compile(
     r"\b(?:not(?! only\b| just\b)|no(?! (?:more|less|fewer|later|sooner) than\b)|never|cannot|"
-    r"neither|nor|without|fails? to|unable)\b|n['’]t\b",
+    r"neither|nor|without|fails? to|unable|lacks?|lacking)\b|n['’]t\b",
     re.IGNORECASE,
 )
 _CAUSE_STATED = re.compile(

@@ -558,7 +558,5 @@ def test_a_negation_denies_its_verb_not_the_clause_joined_after_it() -> None:
 
 def test_lacking_something_denies_having_it() -> None:
     source = "The scheduler has a global view of the state of all the GPUs."
-    assert fact_fault("The scheduler lacks a global view of the GPUs.", source) == (
-        "denies what its source states"
-    )
+    assert fact_fault("The scheduler lacks a global view of the GPUs.", source).startswith("denies")
     assert fact_fault("The scheduler has a global view of all the GPUs.", source) == ""

@@ -411,3 +411,22 @@ def test_a_quotation_the_sources_do_not_have_word_for_word_is_not_shown() -> Non
     )
     quoted = '"The scheduler preempts whole sequences and swaps them to CPU memory." [1]'
     assert "swaps them to CPU memory" in ground_answer(quoted, bundle(), QUESTION, quotes=True).text
+
+
+def test_a_possessive_name_is_the_name() -> None:
+    """A possessive (the GPUs' aggregated compute) names what GPUs names: a window need not hold the
+    possessive as written."""
+    page = (
+        "The optimal throughput depends only on the aggregated computing power of the GPUs and "
+        "the number of parameters in the model."
+    )
+    sources = Bundle([Source(1, "2408.12757", "NanoFlow", "2024-08-22", (4,), page)])
+    assert_checked(
+        (
+            "Optimal throughput depends only on the GPUs' aggregated computing power and the "
+            "model's number of parameters [1].",
+            "",
+        ),
+        sources=sources,
+        question="What bounds the optimal throughput?",
+    )

@@ -542,7 +542,7 @@ GENERIC_NAMES = frozenset(
 def _name_parts(name: str) -> set[str]:
     """A compound name by its named parts ("Llama-2-7B-architecture": llama, 7b), without a
     possessive or a count ("8xA800"); a unit ("32GB") names nothing."""
-    parts = [re.sub(r"^x(?=[A-Z])", "", part) for part in re.sub(r"'s$", "", name).split("-")]
+    parts = [re.sub(r"^x(?=[A-Z])", "", part) for part in re.sub(r"['’]s?$", "", name).split("-")]
     return {
         part.lower()
         for part in parts

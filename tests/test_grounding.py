@@ -430,3 +430,16 @@ def test_a_possessive_name_is_the_name() -> None:
         sources=sources,
         question="What bounds the optimal throughput?",
     )
+
+
+def test_a_name_inside_another_word_is_not_that_name() -> None:
+    """'float16' is not named by a page that says 'bfloat16': a format swapped for its sibling
+    is cut, the page's own format kept."""
+    page = "For scores of 89 or more the exponentiation gives inf in bfloat16 and float32."
+    sources = Bundle([Source(1, "2112.05682", "Attention memory", "2021-12-10", (2,), page)])
+    question = "When does the exponentiation overflow?"
+    swapped = "For scores of 89 or more the exponentiation gives inf in float16 and float32 [1]."
+    grounded = ground_answer(swapped, sources, question)
+    assert [d.sentence for d in grounded.dropped] == [swapped]
+    same = "For scores of 89 or more the exponentiation gives inf in bfloat16 and float32 [1]."
+    assert not ground_answer(same, sources, question).dropped

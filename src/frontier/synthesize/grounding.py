@@ -365,8 +365,10 @@ class _SentenceCheck:
         a list's head) needs only its names somewhere."""
         names = _names(text) - self._question_names
         if not _stated_numbers(text) and _is_short(text):
-            return all(any(name in w.text for w in windows) for name in names)
-        carrier = self.carrier(text, [w for w in windows if all(n in w.text for n in names)])
+            return all(any(_names_in_text(name, w.text) for w in windows) for name in names)
+        carrier = self.carrier(
+            text, [w for w in windows if all(_names_in_text(n, w.text) for n in names)]
+        )
         if carrier is None:
             return False
         share, closeness, window = carrier
@@ -505,7 +507,12 @@ def _most_covering(windows: list[_Window], wanted: set[str]) -> list[_Window]:
 
 
 def _names(text: str) -> set[str]:
-    return {part for name in names_in(text) for part in _name_parts(name)} - GENERIC_NAMES
+    named = {part for name in names_in(text) for part in _name_parts(name)}
+    return (named | {w.lower() for w in _LOWER_NAME.findall(text)}) - GENERIC_NAMES
+
+
+# a lower-case name with a number in it: a format or a model ("bfloat16", "int8", "llama2")
+_LOWER_NAME = re.compile(r"(?<![\w-])[a-z]{2,}\d+[a-z\d]*(?![\w-])")
 
 
 # capitalised words of the field that name no particular thing
@@ -537,6 +544,12 @@ GENERIC_NAMES = frozenset(
         "tflops",
     ]
 )
+
+
+def _names_in_text(name: str, text: str) -> bool:
+    """The name stands in the (lowered) text as a word or a part of a hyphenated one, not
+    inside another word ("float16" is not in "bfloat16")."""
+    return re.search(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", text) is not None
 
 
 def _name_parts(name: str) -> set[str]:

@@ -113,7 +113,7 @@ _PLAIN_WORDS = (
 # a negation; "not only", "no more than", "none of" (a quantity) and the like deny nothing
 _NEGATORS = re.compile(
     r"\b(?:not(?! only\b| just\b)|no(?! (?:more|less|fewer|later|sooner) than\b)|never|cannot|"
-    r"neither|nor|without|fails? to|unable|lacks?|lacking)\b|n['’]t\b",
+    r"neither|nor|without|fails? to|unable|lacks?|lacking)\b|n't\b",
     re.IGNORECASE,
 )
 _CAUSE_STATED = re.compile(
@@ -746,7 +746,7 @@ def _direction(text: str) -> set[int]:
 
 # what a source says when it limits or denies something, in words other than a plain negation
 _NEGATIVE_SENSE = re.compile(
-    _NEGATORS.pattern + r"|\b(?:only|unlike|instead|rather|lacks?|avoids?|avoid(?:ed|ing)|prevents?"
+    _NEGATORS.pattern + r"|\b(?:only|unlike|instead|rather|avoids?|avoid(?:ed|ing)|prevents?"
     r"|impossible|infeasible|hard|difficult|fails?|failed|none|nothing|little"
     r"|rarely|hardly|beyond|unsupported|inefficient|insufficient|limit(?:s|ed|ation)?|free)\b",
     re.IGNORECASE,
@@ -816,6 +816,7 @@ def _flipped(body: str, window: str) -> bool:
     source = _clause_words(window)
     bases = [_kin(_change_base(w)) for w in source]
     present = set(bases)
+    said_of = [_changed(source, i) if base else set() for i, base in enumerate(bases)]
     for index, word in enumerate(words):
         base = _kin(_change_base(word))
         opposites = {_kin(o) for o in _OPPOSITE.get(base, set())}
@@ -824,12 +825,15 @@ def _flipped(body: str, window: str) -> bool:
         around = _changed(words, index)
         sense = _sense(words, index)
         kin = [
-            len(around & _changed(source, i))
+            len(around & said_of[i])
             for i, b in enumerate(bases)
             if b and _family(b) == _family(base)
         ]
-        places = [i for i, b in enumerate(bases) if b in opposites and around & _changed(source, i)]
-        flipped = [len(around & _changed(source, i)) for i in places if sense != _sense(source, i)]
+        flipped = [
+            len(around & said_of[i])
+            for i, b in enumerate(bases)
+            if b in opposites and around & said_of[i] and sense != _sense(source, i)
+        ]
         # the window may say the same in a word of the same kind ("shrinks" for "narrows") on
         # what the sentence changes, and the opposite on something else beside it
         if flipped and max(flipped) > max(kin, default=0):
@@ -891,9 +895,7 @@ def _roles_swapped(body: str, window: str) -> bool:
     return False
 
 
-_BREAK = "."  # stands between two sentences' words: what a change word is said of ends there
-
-
+_BREAK = "."  # stands between two clauses' words: what a change word is said of ends there
 _ALTERNATIVE = re.compile(r"\s(?:or|while|whereas|but)\s", re.IGNORECASE)
 
 

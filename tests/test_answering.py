@@ -11,6 +11,7 @@ from frontier.synthesize.answering import (
     holds_kind,
     holds_unit,
     is_answer_like,
+    is_read_row,
     page_units,
     premise_words,
     rank,
@@ -560,3 +561,16 @@ def test_lacking_something_denies_having_it() -> None:
     source = "The scheduler has a global view of the state of all the GPUs."
     assert fact_fault("The scheduler lacks a global view of the GPUs.", source).startswith("denies")
     assert fact_fault("The scheduler has a global view of all the GPUs.", source) == ""
+
+
+def test_a_line_ending_in_a_list_of_citations_is_prose_not_a_table_row() -> None:
+    """'parallel decoding [16, 69, 39, 59] has been explored' holds numbers only as citations:
+    shown as a 'row' it would be a list of bare numbers."""
+    page = (
+        "Decoding is slow.\nTo overcome this, parallel decoding [16, 69, 39, 59, 70, 52, 37, 15, 19] "
+        "has been explored\nbut it needs training.\nTable 1: Results.\nOPT-13B 1.2 3.4 5.6 [12]"
+    )
+    units = page_units(page)
+    assert not any(is_read_row(u) and "parallel decoding" in u for u in units)
+    assert any(u.startswith("To overcome this") and u.endswith("training.") for u in units)
+    assert "Table 1 row, OPT-13B: 1.2, 3.4, 5.6" in units

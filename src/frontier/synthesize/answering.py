@@ -104,7 +104,6 @@ _UNIT_CELL = re.compile(
     r"^(?:days?|hours?|hrs?|h|minutes?|mins?|seconds?|s|ms|µs|us|GB|MB|KB|TB|GiB|MiB|%|×|x|"
     r"tokens?/s|tok/s|req/s|GPUs?|bits?)[),;]?$"
 )
-_CITATION_CELL = re.compile(r"^\[\d+(?:[,–-]\s?\d+)*\]$")
 _READ_ROW = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)(?:\s*\d+)? row[,:]", re.IGNORECASE)
 _CAPTION = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)\s*\d+[.:]", re.IGNORECASE)
 _HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+[A-Z][\w -]{0,60}$")
@@ -555,10 +554,10 @@ def _is_row(line: str) -> bool:
 
 def _cells(line: str) -> list[str]:
     """A row's cells: a unit word stays with the number before it ("9.5 days"); citation marks
-    and lone dashes are no cells."""
+    ("[12]", "[69, 39, 15]") and lone dashes are no cells."""
     cells: list[str] = []
-    for token in line.split():
-        if _CITATION_CELL.match(token) or token in {"-", "–", "—"}:
+    for token in strip_citations(line).split():
+        if token in {"-", "–", "—"}:
             continue
         if cells and _UNIT_CELL.match(token) and _is_number_cell(cells[-1]):
             cells[-1] = f"{cells[-1]} {token}"

@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -60,6 +61,42 @@ def run_cli(
         check=False,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+# embedded servers that run at the same time share the cores: one thread each, so that none of
+# them waits at every step of its model for a thread of its own that another has pushed aside
+ONE_THREAD_EACH = {
+    "FRONTIER_LLM__EMBEDDED_THREADS": "1",
+    "FRONTIER_LLM__EMBEDDED_BATCH_THREADS": "1",
+}
+
+
+def run_clis_at_once(
+    *commands: list[str], env: dict[str, str] | None = None, timeout: float = 600
+) -> list[CliResult]:
+    """Run several `python -m frontier ARGS` at the same time, each in a process of its own, and
+    capture what each shows, as `run_cli` does for one; the results come in the order given."""
+    full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
+    with contextlib.ExitStack() as stack:
+        running = []
+        for args in commands:
+            out, err = (stack.enter_context(tempfile.TemporaryFile("w+")) for _ in range(2))
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "frontier", *args],
+                env=full_env,
+                stdout=out,
+                stderr=err,
+                text=True,
+            )
+            stack.callback(proc.kill)  # a no-op once it has ended
+            running.append((proc, out, err))
+        results = []
+        for proc, out, err in running:
+            code = proc.wait(timeout=timeout)
+            out.seek(0)
+            err.seek(0)
+            results.append(CliResult(code, out.read(), err.read()))
+        return results
 
 
 def db(workspace: Path) -> sqlite3.Connection:

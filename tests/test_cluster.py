@@ -40,10 +40,16 @@ pytestmark = pytest.mark.slow
 
 RAY = str(Path(sys.executable).parent / "ray")
 WAIT_S = 240
+STOP_GRACE_S = 2.0
 # a cluster only this machine's loopback reaches: no tokens to hand around between its nodes
 NO_TOKENS = {"RAY_AUTH_MODE": "disabled"}
-# a few short papers for the runs that also embed: embedding is the slow stage on two cores
-EMBEDDED = ["awq.pdf", "distillspec.pdf", "bild-big-little-decoder.pdf"]
+# a few short papers for the runs that also embed: embedding is the slow stage on two cores;
+# together they have more chunks than one batch of curate's embedding (64)
+EMBEDDED = [
+    "self-attention-no-n2-memory.pdf",
+    "speculative-decoding-leviathan.pdf",
+    "staged-speculative-decoding.pdf",
+]
 
 
 def _cmdline(pid: int) -> str:
@@ -78,33 +84,38 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
     # ends the cluster even when this test process is killed before its cleanup below runs
     reaper = start_reaper(MARK, mark, str(temp))
-    nodes = [
-        subprocess.Popen(
-            [
-                RAY,
-                "start",
-                "--head",
-                "--port",
-                address.split(":")[1],
-                "--temp-dir",
-                str(temp),
-                "--include-dashboard=false",
-                *common,
-            ],
-            **quiet,
-        )
+    head = [
+        RAY,
+        "start",
+        "--head",
+        "--port",
+        address.split(":")[1],
+        "--temp-dir",
+        str(temp),
+        "--include-dashboard=false",
+        *common,
     ]
+    second = [RAY, "start", "--address", address, *common]
+    # both nodes start at once: the second waits for the head to answer at its address
+    nodes = [subprocess.Popen(head, **quiet), subprocess.Popen(second, **quiet)]
+
+    def both_up() -> bool:
+        if nodes[1].poll() is not None:  # it gave up before the head answered: once more
+            nodes[1] = subprocess.Popen(second, **quiet)
+        return _nodes_up(address, env, 2)
+
     try:
-        _wait(lambda: _nodes_up(address, env, 1), "the head node")
-        nodes.append(subprocess.Popen([RAY, "start", "--address", address, *common], **quiet))
-        _wait(lambda: _nodes_up(address, env, 2), "the second node")
+        _wait(both_up, "the two nodes")
         yield address
     finally:
         for node in nodes:
             node.terminate()
+        # a head that has run jobs may take its time to stop them all: what is left after a
+        # short grace is killed below
+        grace = time.monotonic() + STOP_GRACE_S
         for node in nodes:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                node.wait(timeout=10)
+                node.wait(timeout=max(0.0, grace - time.monotonic()))
         # Ray's agents may rewrite their environment (and so lose the mark) when they set their
         # process title; every one of them holds its log files under the cluster's directory
         kill_marked(mark, temp)
@@ -535,4 +546,5 @@ def test_curate_chunk_vectors_made_on_ray_equal_the_local_ones(
     assert (
         counts["ray"] == counts["local"] == len(local) == len(kb_snapshot(first / "kb")["chunks"])
     )
+    assert len(local) > 64  # more than one batch
     assert ray == local

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import corpus, db, run_cli
+from helpers import ONE_THREAD_EACH, corpus, db, run_cli, run_clis_at_once
 
 from frontier.curate.entry import restates_title
 from frontier.curate.spans import propose
@@ -241,9 +241,16 @@ def test_instructions_in_an_abstract_change_no_other_paper(tmp_path: Path) -> No
         folder = tmp_path / f"{name}-in"
         folder.mkdir()
         assert run_cli("-w", str(root), "ingest", str(abstracts_file(folder, extra))).code == 0
-        assert run_cli("-w", str(root), "curate", env=ONE_REQUEST_AT_A_TIME).code == 0
-        roots[name] = db(root)
-    clean, injected = roots["clean"], roots["injected"]
+        roots[name] = root
+    # both curations at once, each with an embedded server of its own that decodes one request
+    # at a time: the replies are those of two runs one after the other
+    curations = run_clis_at_once(
+        *(["-w", str(root), "curate"] for root in roots.values()),
+        env=ONE_REQUEST_AT_A_TIME | ONE_THREAD_EACH,
+    )
+    for result in curations:
+        assert result.code == 0, result.err
+    clean, injected = db(roots["clean"]), db(roots["injected"])
     others = [r[0] for r in clean.execute("SELECT id FROM papers")]
     assert len(others) == 5
     for paper_id in others:

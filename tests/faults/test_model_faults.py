@@ -13,8 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+from clean import CleanRun
 from fake_openai import FakeOpenAI, Reply
-from pipeline import integrity, make_workspace, model_env, run_to_end, snapshot, start, steps
+from helpers import copy_of
+from pipeline import integrity, model_env, run_to_end, snapshot, start
 from schema_model import answer
 
 pytestmark = pytest.mark.slow
@@ -71,13 +73,6 @@ def curated_or_failed(root: Path) -> tuple[set[str], set[str], set[str]]:
     return papers, done, failed
 
 
-def clean_run(root: Path, env: dict[str, str]) -> dict[str, object]:
-    make_workspace(root)
-    for args in steps(root)[:2]:
-        run_to_end(root, args, env)
-    return snapshot(root)
-
-
 DUPLICATES = {
     # one claim per number of a sentence
     "claims": "SELECT paper_id, page, quote, value_text, count(*) FROM claims GROUP BY 1, 2, 3, 4",
@@ -108,11 +103,12 @@ def assert_fully_curated_like(root: Path, expected: dict[str, object]) -> None:
     assert_nothing_duplicated(root)
 
 
-def test_a_misbehaving_server_leaves_every_paper_curated_or_failed(tmp_path: Path) -> None:
+def test_a_misbehaving_server_leaves_every_paper_curated_or_failed(
+    clean_run: CleanRun, tmp_path: Path
+) -> None:
+    expected = clean_run.snapshot
+    root = copy_of(clean_run.ingested, tmp_path)
     with FakeOpenAI(answer) as good:
-        expected = clean_run(tmp_path / "clean", model_env(good.url))
-        root = make_workspace(tmp_path / "faulted")
-        run_to_end(root, steps(root)[0], model_env(good.url))
         with FakeOpenAI(Misbehaving()) as bad:
             env = model_env(bad.url) | {"FRONTIER_LLM__TIMEOUT": "2"}
             run_to_end(root, ["curate"], env)
@@ -126,13 +122,11 @@ def test_a_misbehaving_server_leaves_every_paper_curated_or_failed(tmp_path: Pat
         assert_fully_curated_like(root, expected)
 
 
-def test_the_server_dies_and_comes_back_mid_curation(tmp_path: Path) -> None:
-    with FakeOpenAI(answer) as good:
-        expected = clean_run(tmp_path / "clean", model_env(good.url))
-        port = good.port
-        root = make_workspace(tmp_path / "faulted")
-        run_to_end(root, steps(root)[0], model_env(good.url))
-    with FakeOpenAI(answer, port=port) as first:
+def test_the_server_dies_and_comes_back_mid_curation(clean_run: CleanRun, tmp_path: Path) -> None:
+    expected = clean_run.snapshot
+    root = copy_of(clean_run.ingested, tmp_path)
+    with FakeOpenAI(answer) as first:
+        port = first.port
         proc = start(root, ["curate"], model_env(first.url))
         deadline = time.monotonic() + 60
         while len(first.requests) < 5 and time.monotonic() < deadline:

@@ -22,16 +22,15 @@ from dataclasses import dataclass
 
 from frontier.curate.claims import system_names
 from frontier.curate.support import content_stems, is_prose, plain_math
-from frontier.text import prose_sentences
+from frontier.text import any_word, prose_sentences
 
 WHOLE_PART = 3  # a part of up to this many words is held only with all of them
 PART_SHARE = 0.75  # of a longer part's words
 MIN_STEM = 4  # shorter word pieces ("ups" of "speed-ups") name nothing on their own
 OWN_KINDS = frozenset({"abstract", "introduction", "conclusion"})
-_SPLIT = re.compile(
-    r"\b(?:at|in|on|of|for|with|without|from|to|under|over|by|via|when|while|whose|which|that"
-    r"|who|whoever|beyond|across|between|against|than|into|not|and|but|instead|versus|vs)\b",
-    re.IGNORECASE,
+_SPLIT = any_word(
+    r"at|in|on|of|for|with|without|from|to|under|over|by|via|when|while|whose|which|that"
+    r"|who|whoever|beyond|across|between|against|than|into|not|and|but|instead|versus|vs"
 )
 _OWN = re.compile(
     r"\b(?:we|our|ours|us)\b|\bthis (?:paper|work|study|article|report)\b"

@@ -14,6 +14,7 @@ from frontier.text import (
     MODEL_NAME,
     NumberShape,
     WordStyle,
+    any_word,
     number_pattern,
     word_matches,
 )
@@ -47,10 +48,9 @@ _LOWER = re.compile(
     r"smaller|drops?|dropped|tighter|stricter|shorter|lessen\w*|minimi[sz]\w*)\b",
     re.IGNORECASE,
 )
-_HIGHER = re.compile(
-    r"\b(?:improv\w*|increas\w*|higher|faster|speed[- ]?ups?|speeds? up|boost\w*|more|"
-    r"outperform\w*|accelerat\w*|better|gains?|larger|greater|raises?|lifts?|doubl\w*)\b",
-    re.IGNORECASE,
+_HIGHER = any_word(
+    r"improv\w*|increas\w*|higher|faster|speed[- ]?ups?|speeds? up|boost\w*|more|"
+    r"outperform\w*|accelerat\w*|better|gains?|larger|greater|raises?|lifts?|doubl\w*"
 )
 _METRIC_HEAD = (
     r"(?:throughput|goodput|latenc(?:y|ies)|time[- ]to[- ]first[- ]token|TTFT|TPOT|TBT|"
@@ -656,15 +656,14 @@ def _of_after(sentence: str, value: Span) -> list[Span]:
     return [span] if span is not None and _names_a_baseline(span.text) else []
 
 
-_BASELINE_WORD = re.compile(
-    r"\b(?:baselines?|systems?|methods?|approach(?:es)?|solutions?|implementations?|decoding|"
+_BASELINE_WORD = any_word(
+    r"baselines?|systems?|methods?|approach(?:es)?|solutions?|implementations?|decoding|"
     r"inference|serving|models?|kernels?|librar(?:y|ies)|engines?|execution|loading|schedul\w*|"
     r"attention|autoregressive|standard|vanilla|naive|prior|existing|state-of-the-art|original|"
     r"dense|uncompressed|full|previous|conventional|traditional|default|static|sequential|"
     r"non-\w+|without \w+|works?|techniques?|frameworks?|counterparts?|designs?|policy|versions?|"
     r"variants?|formulations?|protocols?|configurations?|caches?|caching|"
-    r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin|[\w]+-only|batch(?:es|ing)?|prefill(?:ing)?)\b",
-    re.IGNORECASE,
+    r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin|[\w]+-only|batch(?:es|ing)?|prefill(?:ing)?"
 )
 _DETERMINER = re.compile(r"^(?:the|a|an|its|their|our|that of|those of)\s+", re.IGNORECASE)
 

@@ -25,7 +25,7 @@ from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import strip_citations
 from frontier.synthesize.meaning import NUMBER_WORDS, says_nothing
 from frontier.synthesize.retrieve import content_words
-from frontier.text import NumberShape, find_numbers, prose_sentences, split_words
+from frontier.text import NumberShape, any_word, find_numbers, prose_sentences, split_words
 
 ANSWERING_SHOWN = 3
 MIN_CHARS = 25
@@ -222,22 +222,20 @@ _UNITS_ASKED: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         _PRECISION,
     ),
 ]
-_CAUSE = re.compile(
-    r"\b(?:because|since|due to|so that|in order to|to avoid|to reduce|to keep|as a result|"
+_CAUSE = any_word(
+    r"because|since|due to|so that|in order to|to avoid|to reduce|to keep|as a result|"
     r"trade-?off|at the cost of|leads? to|results? in|caused? by|the reason|this is why|"
     r"therefore|thus|hence|which (?:allows|enables|makes|means)|otherwise|sensitive|unsafe|"
-    r"inefficient|insufficient|bottleneck)\b",
-    re.IGNORECASE,
+    r"inefficient|insufficient|bottleneck"
 )
 _SETTING = re.compile(
     r"\b(?:set|sets|setting|we use|we used|we employ|we choose|chosen|default|configured|"
     r"configuration|fixed|threshold|size of|rank)\b|=",
     re.IGNORECASE,
 )
-_LIMIT = re.compile(
-    r"\b(?:limitation|limited|cannot|can not|does not|do not|not|fail|fails|only|however|"
-    r"challenge|difficult|hard|drawback|overhead|requires?|unsafe|never)\b",
-    re.IGNORECASE,
+_LIMIT = any_word(
+    r"limitation|limited|cannot|can not|does not|do not|not|fail|fails|only|however|"
+    r"challenge|difficult|hard|drawback|overhead|requires?|unsafe|never"
 )
 _SETUP = re.compile(
     r"\bwe (?:use|used|set|choose|chose|employ|adopt|deploy|run|ran|evaluate|evaluated|find|"
@@ -247,15 +245,13 @@ _SETUP = re.compile(
 )
 _FOCUS = re.compile(r"\b(?:what|which|how many|how much)\s+((?:\w+\s+){0,3}?\w+)\b", re.IGNORECASE)
 _DIGIT_TOKEN = re.compile(r"\d")
-_SUPERLATIVE = re.compile(
-    r"\b(?:largest|highest|best|most|fastest|lowest|smallest|least|biggest|greatest|optimal|"
-    r"maximum|minimum|longest|shortest|worst|slowest|peak)\b",
-    re.IGNORECASE,
+_SUPERLATIVE = any_word(
+    r"largest|highest|best|most|fastest|lowest|smallest|least|biggest|greatest|optimal|"
+    r"maximum|minimum|longest|shortest|worst|slowest|peak"
 )
-_MECHANISM = re.compile(
-    r"\b(?:by|we|uses?|using|applies|apply|instead|policy|predict|decides?|reserv|select|"
-    r"through|via|when|each|then)\b",
-    re.IGNORECASE,
+_MECHANISM = any_word(
+    r"by|we|uses?|using|applies|apply|instead|policy|predict|decides?|reserv|select|"
+    r"through|via|when|each|then"
 )
 # what a question asks for, and what a sentence answering it holds
 _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [

@@ -259,9 +259,6 @@ def _task(sentence: str, proposal: Proposal) -> list[Span]:
     return [Span(text, cue.start(1), phrase.start + len(words))]
 
 
-_TRAILING_JOINERS = re.compile(r"(?:\s+(?:and|or|a|an|the|with|of|,))+\s*$", re.IGNORECASE)
-
-
 # a setting or a name rather than a task: "on GPUs", "on a single A100", "for LLMs"
 _TASK_NOT = re.compile(
     r"^(?:(?:a|an|the|one|two|\w+ )?(?:single |consumer |commodity )?(?:GPUs?|CPUs?|devices?"
@@ -270,6 +267,7 @@ _TASK_NOT = re.compile(
     r"|^(?:the|a|an) (?:same|other|one)\b|^(?:which|that|this|these|those|it|them)\b)",
     re.IGNORECASE,
 )
+_TRAILING_JOINERS = re.compile(r"(?:\s+(?:and|or|a|an|the|with|of|,))+\s*$", re.IGNORECASE)
 
 
 def _pair_respectively(sentence: str, proposals: list[Proposal]) -> None:

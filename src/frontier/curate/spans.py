@@ -98,9 +98,10 @@ _NOT_MODIFIER = {
 _WEAK_HEAD = re.compile(
     r"(?:computation|inference|decoding|generation|prefill|training)$", re.IGNORECASE
 )
+_COMPARED_TO = r"compared (?:to|with|against)|in comparison (?:to|with)|relative to"
 _COMPARE = re.compile(
-    r"\b(?:compared (?:to|with|against)|in comparison (?:to|with)|relative to|versus|vs\.?|"
-    r"against|than|over|instead of|on top of|outperform(?:s|ed|ing)?|beats?)\s+",
+    rf"\b(?:{_COMPARED_TO}|versus|vs\.?|against|than|over|instead of|on top of|"
+    r"outperform(?:s|ed|ing)?|beats?)\s+",
     re.IGNORECASE,
 )
 _LIST_INTRO = re.compile(r",?\s*(?:such as|e\.g\.,?|including|like|namely)\s+", re.IGNORECASE)
@@ -626,8 +627,7 @@ def _baselines(sentence: str, value: Span, clause: Span) -> list[Span]:
 # for every value in it
 _LEADING_COMPARE = re.compile(
     r"^\s*(?:(?:the|its|our)\s+(?:improvements?|speed-?ups?|gains?|advantages?|benefits?)\s+of\s+"
-    r"[\w.-]+(?:\s+[\w.-]+)?\s+)?"
-    r"((?:compared (?:to|with|against)|in comparison (?:to|with)|relative to|over|against)\s)",
+    rf"[\w.-]+(?:\s+[\w.-]+)?\s+)?((?:{_COMPARED_TO}|over|against)\s)",
     re.IGNORECASE,
 )
 # "1.91× the throughput of vLLM": the system after "the <metric> of"

@@ -180,7 +180,6 @@ _MODEL = re.compile(
     r"|Pythia|MPT|T5|mT5|Chinchilla|DeepSeek|Yi|LWM|StableLM|BERT|CodeLlama)\b"
     r"|\b\d+(?:\.\d+)?[BM]\b"
 )
-_MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?\s?[BM]")
 _TIME = re.compile(
     r"\d[\d,.]*(?:\s?[-–]\s?\d[\d,.]*)?\s?(?:ms|µs|us|s|sec|seconds?|minutes?|mins?|hours?|"
     r"hrs?|days?|GPU[- ]hours?)\b"
@@ -361,6 +360,8 @@ _POINTER_NUMBER = re.compile(
     r"\b(?:Figures?|Fig\.|Tables?|Tab\.|Sections?|Sec\.|§|Questions?|Equations?|Eqs?\.|Appendix"
     r"|Algorithm|Line|Step|Theorem|Lemma)\s*\(?\d+(?:\.\d+)*[a-z]?\)?",
 )
+# nor does a model's size ("65B", "6.7 B")
+_MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?\s?[BM]")
 
 
 def _new_quantity(found: str, given: frozenset[str]) -> bool:

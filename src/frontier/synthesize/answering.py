@@ -184,8 +184,15 @@ _TIME = re.compile(
     r"\d[\d,.]*(?:\s?[-–]\s?\d[\d,.]*)?\s?(?:ms|µs|us|s|sec|seconds?|minutes?|mins?|hours?|"
     r"hrs?|days?|GPU[- ]hours?)\b"
 )
-_RATIO = re.compile(r"\d[\d,.]*\s?(?:%|×|x\b|times\b|-fold\b)")
-_AMOUNT = re.compile(r"\d[\d,.]*\s?(?:[KMGTP]i?B(?:/s)?\b|GB/s|[GMT]bps\b|bytes?\b|bits?\b)")
+
+
+def _number_in(units: str) -> re.Pattern[str]:
+    """A number as printed ("1,024", "2.5") with one of the `|`-separated units after it."""
+    return re.compile(rf"\d[\d,.]*\s?(?:{units})")
+
+
+_RATIO = _number_in(r"%|×|x\b|times\b|-fold\b")
+_AMOUNT = _number_in(r"[KMGTP]i?B(?:/s)?\b|GB/s|[GMT]bps\b|bytes?\b|bits?\b")
 # a numeric format as a setting: "16-bit", "INT8", "FP16", "bfloat16"
 _PRECISION = re.compile(r"\b\d+-bits?\b|\b(?:INT|FP|fp|int|E\dM)\d+\b|\bb(?:f|float)16\b")
 _UNITS_ASKED: list[tuple[re.Pattern[str], re.Pattern[str]]] = [

@@ -99,12 +99,12 @@ _PREMISE = re.compile(
     r"apart from|other than)\b[^,;?]{8,}[,;]|[^;?]{12,};)\s*(?=\w)",
     re.IGNORECASE,
 )
+_CITATION_CELL = re.compile(r"^\[\d+(?:[,–-]\s?\d+)*\]$")
 _CELL_NUMBER = re.compile(r"^[±~≈<>(]?[-+]?\d[\d,.]*(?:[%×x]|[KMGT]?B|ms|s)?[)*†]?$")
 _UNIT_CELL = re.compile(
     r"^(?:days?|hours?|hrs?|h|minutes?|mins?|seconds?|s|ms|µs|us|GB|MB|KB|TB|GiB|MiB|%|×|x|"
     r"tokens?/s|tok/s|req/s|GPUs?|bits?)[),;]?$"
 )
-_CITATION_CELL = re.compile(r"^\[\d+(?:[,–-]\s?\d+)*\]$")
 _READ_ROW = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)(?:\s*\d+)? row[,:]", re.IGNORECASE)
 _CAPTION = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)\s*\d+[.:]", re.IGNORECASE)
 _HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+[A-Z][\w -]{0,60}$")

@@ -31,6 +31,7 @@ from frontier.render.common import Context
 from frontier.render.digest import Period, build_digest
 from frontier.render.digest_page import digest_page, digest_path
 from frontier.render.topics import entry_block
+from frontier.store.db import first_column
 from frontier.store.digests import digest_mark, ids_param, log_end
 from frontier.store.kb import load_kb
 from frontier.web.base import View
@@ -41,12 +42,12 @@ from frontier.web.templating import render
 
 def newest_papers(conn: sqlite3.Connection, count: int) -> list[str]:
     """The newest papers triaged into a topic."""
-    rows = conn.execute(
+    return first_column(
+        conn,
         "SELECT p.id FROM papers p WHERE EXISTS (SELECT 1 FROM triage t WHERE t.paper_id = p.id "
         "AND t.topic != '') ORDER BY p.published DESC, p.id LIMIT ?",
         (count,),
     )
-    return [row[0] for row in rows]
 
 
 def make_new(conn: sqlite3.Connection, papers: list[str]) -> Period:

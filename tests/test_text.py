@@ -16,6 +16,7 @@ from frontier.text import (
     NumberStart,
     SentenceStarts,
     WordStyle,
+    any_word,
     find_numbers,
     fold_dashes,
     fold_print,
@@ -201,6 +202,14 @@ def test_min_length_is_the_patterns_own_minimum() -> None:
 def test_word_matches_tell_where_each_word_stands() -> None:
     text = "two  words"
     assert [m.span() for m in word_matches(text, WordStyle.TOKEN)] == [(0, 3), (5, 10)]
+
+
+def test_any_word_finds_whole_words_in_any_case() -> None:
+    cause = any_word(r"because|due to|leads? to")
+    found = [m.group() for m in cause.finditer("Because it LEADS TO this, due to that; lead to")]
+    assert found == ["Because", "LEADS TO", "due to", "lead to"]
+    assert not cause.search("becauses, undue toll")
+    assert cause.pattern == r"\b(?:because|due to|leads? to)\b"
 
 
 NUMBER_TEXT = "Up 1,024.5 and 3,5 at 1.2.3, 12,34, A100 and .5 of Llama-2 at 1/8"

@@ -22,7 +22,7 @@ from helpers import corpus, run_cli
 
 from frontier.llm.ledger import record_call
 from frontier.llm.records import Usage
-from frontier.model import SourceRecord
+from frontier.model import Relation, SourceRecord
 from frontier.store.curation import (
     save_claims,
     save_entry,
@@ -97,19 +97,6 @@ def _claim(metric: str, value: float, text: str, unit: str, page: int | None, qu
     )
 
 
-def _relation(
-    kind: str,
-    target: str,
-    detail: str = "",
-    evidence: str = "",
-    page: int | None = None,
-    how: str = "",
-):
-    return SimpleNamespace(
-        kind=kind, target=target, detail=detail, evidence=evidence, stage="code", page=page, how=how
-    )
-
-
 CLAIMS = {
     VLLM: [
         _claim(
@@ -168,23 +155,28 @@ CLAIMS = {
 }
 RELATIONS = {
     VLLM: [
-        ("serving", _relation("entity", "vllm", "names vLLM", "title")),
+        ("serving", Relation("entity", "vllm", "names vLLM", "title")),
         (
             "serving",
-            _relation(
-                "gap", "1", "", VLLM_QUOTE, 1, "Its paging cuts the memory long contexts waste."
+            Relation(
+                "gap",
+                "1",
+                "",
+                VLLM_QUOTE,
+                page=1,
+                how="Its paging cuts the memory long contexts waste.",
             ),
         ),
-        ("serving", _relation("entity", "a100", "names A100", "page 1")),
+        ("serving", Relation("entity", "a100", "names A100", "page 1")),
     ],
     SPEC: [
-        ("serving", _relation("entity", "speculative-decoding", "names Speculative decoding")),
-        ("serving", _relation("conflict", "1", "reports 2-3x where others see less")),
+        ("serving", Relation("entity", "speculative-decoding", "names Speculative decoding")),
+        ("serving", Relation("conflict", "1", "reports 2-3x where others see less")),
     ],
     "2308.04623": [
-        ("serving", _relation("entity", "speculative-decoding", "names speculative decoding"))
+        ("serving", Relation("entity", "speculative-decoding", "names speculative decoding"))
     ],
-    HOSTILE_ID: [("hardware", _relation("entity", "a100", '<a href="javascript:x">A100</a>'))],
+    HOSTILE_ID: [("hardware", Relation("entity", "a100", '<a href="javascript:x">A100</a>'))],
 }
 
 

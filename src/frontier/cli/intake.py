@@ -12,16 +12,13 @@ from frontier.cli.options import ClusterOpt, JsonOpt, PasswordOpt, done, options
 
 app = typer.Typer()
 
+WorkspaceFolderArg = Annotated[Path, typer.Argument(help="Folder to create the workspace in.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite an existing frontier.toml.")]
+
 
 @app.command()
 def init(
-    ctx: typer.Context,
-    directory: Annotated[Path, typer.Argument(help="Folder to create the workspace in.")] = Path(
-        "."
-    ),
-    force: Annotated[
-        bool, typer.Option("--force", help="Overwrite an existing frontier.toml.")
-    ] = False,
+    ctx: typer.Context, directory: WorkspaceFolderArg = Path("."), force: ForceOpt = False
 ) -> None:
     """Create a workspace: a commented frontier.toml and an empty KB."""
     from frontier.commands import intake

@@ -3,9 +3,12 @@ conflicts groups."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
 from frontier.cli import output
 from frontier.cli.options import JsonOpt, TopicArg, TopicOnlyOpt, options
@@ -24,6 +27,8 @@ app.add_typer(conflicts_app, name="conflicts")
 
 CsvOpt = Annotated[bool, typer.Option("--csv", help="Print CSV with a header row.")]
 GapId = Annotated[int, typer.Argument(help="Gap id, as shown by `frontier gaps list`.")]
+GapText = Annotated[str, typer.Argument(help="The open question.")]
+ConflictText = Annotated[str, typer.Argument(help="What the papers disagree on.")]
 
 
 @app.command("papers")
@@ -37,9 +42,7 @@ def papers(
     """Papers with their topics, the triage reason and the stage (embedding or llm) that decided."""
     from frontier.commands import kb
 
-    opts = options(ctx)
-    data = kb.papers(opts.workspace, topic)
-    output.print_data(opts.console, data, json_out, output.print_papers)
+    _print_found(ctx, lambda workspace: kb.papers(workspace, topic), json_out, output.print_papers)
 
 
 @app.command("claims")
@@ -62,12 +65,7 @@ def claims(
     opts = options(ctx)
     filters = {"metric": metric, "model": model, "hardware": hardware, "paper": paper}
     rows = kb.claims(opts.workspace, filters, include_all)
-    if json_out:
-        output.print_json(opts.console, rows)
-    elif csv_out:
-        output.print_claims_csv(rows)
-    else:
-        output.print_claims(opts.console, rows)
+    _print_rows(opts.console, rows, json_out, csv_out, output.print_claims_csv, output.print_claims)
 
 
 @app.command("results")
@@ -118,12 +116,9 @@ def results(
         output.print_data(opts.console, found, json_out, output.print_results_graph)
         return
     rows = kb.results(opts.workspace, filters, topic, include_all)
-    if json_out:
-        output.print_json(opts.console, rows)
-    elif csv_out:
-        output.print_results_csv(rows)
-    else:
-        output.print_results(opts.console, rows)
+    _print_rows(
+        opts.console, rows, json_out, csv_out, output.print_results_csv, output.print_results
+    )
 
 
 @app.command("entities")
@@ -131,9 +126,7 @@ def entities(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Tracked entities (organisations, models, hardware, methods) and their paper counts."""
     from frontier.commands import kb
 
-    opts = options(ctx)
-    rows = kb.entities(opts.workspace)
-    output.print_data(opts.console, rows, json_out, output.print_entities)
+    _print_found(ctx, kb.entities, json_out, output.print_entities)
 
 
 @app.command("relations")
@@ -148,9 +141,12 @@ def relations(
     """How papers relate to the KB, each with its evidence sentence and page, for auditing."""
     from frontier.commands import kb
 
-    opts = options(ctx)
-    rows = kb.relations(opts.workspace, paper, kind)
-    output.print_data(opts.console, rows, json_out, output.print_relations)
+    _print_found(
+        ctx,
+        lambda workspace: kb.relations(workspace, paper, kind),
+        json_out,
+        output.print_relations,
+    )
 
 
 @app.command("render")
@@ -164,11 +160,7 @@ def render(ctx: typer.Context, json_out: JsonOpt = False) -> None:
 
 
 @gaps_app.command("add")
-def gaps_add(
-    ctx: typer.Context,
-    topic: TopicArg,
-    text: Annotated[str, typer.Argument(help="The open question.")],
-) -> None:
+def gaps_add(ctx: typer.Context, topic: TopicArg, text: GapText) -> None:
     """Add an open gap to a topic; adding the same text again changes nothing."""
     from frontier.commands import kb
 
@@ -179,9 +171,9 @@ def gaps_add(
 def _list_gaps(ctx: typer.Context, topic: str | None, status: str | None, json_out: bool) -> None:
     from frontier.commands import kb
 
-    opts = options(ctx)
-    rows = kb.gaps_list(opts.workspace, topic, status)
-    output.print_data(opts.console, rows, json_out, output.print_gaps)
+    _print_found(
+        ctx, lambda workspace: kb.gaps_list(workspace, topic, status), json_out, output.print_gaps
+    )
 
 
 @gaps_app.command("list")
@@ -229,11 +221,7 @@ def gaps_reject(ctx: typer.Context, gap_id: GapId) -> None:
 
 
 @conflicts_app.command("add")
-def conflicts_add(
-    ctx: typer.Context,
-    topic: TopicArg,
-    text: Annotated[str, typer.Argument(help="What the papers disagree on.")],
-) -> None:
+def conflicts_add(ctx: typer.Context, topic: TopicArg, text: ConflictText) -> None:
     """Flag a conflict in a topic; adding the same text again changes nothing."""
     from frontier.commands import kb
 
@@ -246,9 +234,7 @@ def conflicts_list(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Conflicts with their status and the papers that bear on them."""
     from frontier.commands import kb
 
-    opts = options(ctx)
-    rows = kb.conflicts_list(opts.workspace)
-    output.print_data(opts.console, rows, json_out, output.print_conflicts)
+    _print_found(ctx, kb.conflicts_list, json_out, output.print_conflicts)
 
 
 @conflicts_app.command("detect")
@@ -276,3 +262,30 @@ def conflicts_close(
 def _one_format(json_out: bool, csv_out: bool) -> None:
     if json_out and csv_out:
         raise OptionsError("choose one of --json and --csv")
+
+
+def _print_found(
+    ctx: typer.Context,
+    find: Callable[[Path | None], Any],
+    json_out: bool,
+    as_text: Callable[[Console, Any], None],
+) -> None:
+    """What `find` finds in the invocation's workspace, as JSON or as `as_text` prints it."""
+    opts = options(ctx)
+    output.print_data(opts.console, find(opts.workspace), json_out, as_text)
+
+
+def _print_rows(
+    console: Console,
+    rows: list[dict[str, Any]],
+    json_out: bool,
+    csv_out: bool,
+    as_csv: Callable[[list[dict[str, Any]]], None],
+    as_text: Callable[[Console, list[dict[str, Any]]], None],
+) -> None:
+    """Rows as JSON, as CSV the way `as_csv` writes them, or as text the way `as_text` prints
+    them."""
+    if csv_out:
+        as_csv(rows)
+    else:
+        output.print_data(console, rows, json_out, as_text)

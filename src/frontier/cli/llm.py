@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from frontier.cli import output
-from frontier.cli.options import JsonOpt, done, options
+from frontier.cli.options import JsonOpt, ThinkOpt, done, options
 
 app = typer.Typer()
 llm_app = typer.Typer(help="The language model: status and direct questions.", no_args_is_help=True)
@@ -31,9 +31,7 @@ def llm_status(ctx: typer.Context, json_out: JsonOpt = False) -> None:
 def llm_ask(
     ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="The question.")],
-    think: Annotated[
-        bool, typer.Option("--think", help="Switch the model's reasoning on.")
-    ] = False,
+    think: ThinkOpt = False,
 ) -> None:
     """Ask the model directly (not the KB); prints the answer and a token summary."""
     from frontier.commands import llm

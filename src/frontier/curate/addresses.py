@@ -22,16 +22,16 @@ from dataclasses import dataclass
 
 from frontier.curate.claims import system_names
 from frontier.curate.support import content_stems, is_prose, plain_math
-from frontier.text import prose_sentences
+from frontier.text import any_word, prose_sentences
 
 WHOLE_PART = 3  # a part of up to this many words is held only with all of them
 PART_SHARE = 0.75  # of a longer part's words
 MIN_STEM = 4  # shorter word pieces ("ups" of "speed-ups") name nothing on their own
+_PLURAL = re.compile(r"(?<=[a-z]{3})(?<!s)s\b")
 OWN_KINDS = frozenset({"abstract", "introduction", "conclusion"})
-_SPLIT = re.compile(
-    r"\b(?:at|in|on|of|for|with|without|from|to|under|over|by|via|when|while|whose|which|that"
-    r"|who|whoever|beyond|across|between|against|than|into|not|and|but|instead|versus|vs)\b",
-    re.IGNORECASE,
+_SPLIT = any_word(
+    r"at|in|on|of|for|with|without|from|to|under|over|by|via|when|while|whose|which|that"
+    r"|who|whoever|beyond|across|between|against|than|into|not|and|but|instead|versus|vs"
 )
 _OWN = re.compile(
     r"\b(?:we|our|ours|us)\b|\bthis (?:paper|work|study|article|report)\b"
@@ -39,7 +39,6 @@ _OWN = re.compile(
     r"\b(?:show|shows|showed|demonstrate|demonstrates|indicate|indicates|reveal|reveals|confirm)",
     re.IGNORECASE,
 )
-_PLURAL = re.compile(r"(?<=[a-z]{3})(?<!s)s\b")
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,7 @@ def acronym_expansions(field: str) -> re.Pattern[str] | None:
         r"\s+".join(rf"{letter}[a-z]*" for letter in acronym.lower()) + "s?"
         for acronym in re.findall(r"\b[A-Z]{2,6}\b", field)
     ]
-    return re.compile(rf"\b(?:{'|'.join(forms)})\b", re.IGNORECASE) if forms else None
+    return any_word("|".join(forms)) if forms else None
 
 
 def holds(part: ItemPart, stems: set[str]) -> bool:

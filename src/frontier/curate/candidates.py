@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from frontier.text import SentenceStarts, fold_dashes, fold_space, split_sentences
+from frontier.text import SentenceStarts, any_word, fold_dashes, fold_space, split_sentences
 
 _UNIT = (
     r"(?:×|x(?![a-z])|-fold|%|percent|times|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|QPS|"
@@ -15,11 +15,10 @@ _UNIT = (
 _NUMBER_UNIT = re.compile(
     rf"(?P<value>\$?\d+(?:[.,]\d+)?(?:\s*[-–]\s*\d+(?:\.\d+)?)?)\s?(?P<unit>{_UNIT})", re.IGNORECASE
 )
-_CUE = re.compile(
-    r"\b(?:speed ?ups?|faster|slower|improv\w*|reduc\w*|increas\w*|decreas\w*|outperform\w*|"
+_CUE = any_word(
+    r"speed ?ups?|faster|slower|improv\w*|reduc\w*|increas\w*|decreas\w*|outperform\w*|"
     r"achiev\w*|higher|lower|less|more|throughput|latency|memory|accuracy|perplexity|cost|"
-    r"compared|than|up to|while)\b",
-    re.IGNORECASE,
+    r"compared|than|up to|while"
 )
 _TABLE_ROW = 6  # more numbers than this in one "sentence": a table row or a figure's axis labels
 _PREFERRED_SECTIONS = {"abstract": 3, "evaluation": 2, "introduction": 2, "conclusion": 1}

@@ -16,7 +16,7 @@ from frontier.curate.verify import normalize, verify_claim
 from frontier.llm.client import LLM
 from frontier.llm.prompts import Prompt
 from frontier.model import Claim
-from frontier.text import NumberShape, find_numbers
+from frontier.text import NumberShape, any_word, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
 TYPING_VERSION = "spans-25"
@@ -189,7 +189,7 @@ def gate(claim: Claim, own_names: list[str] | None = None) -> Claim:
 
 
 HEADLINE_FLOOR = 6
-_OWN = re.compile(r"\b(?:we|our|this paper|this work)\b", re.IGNORECASE)
+_OWN = any_word(r"we|our|this paper|this work")
 _HEADLINE_SECTIONS = {"abstract": 4, "introduction": 2, "conclusion": 2, "conclusions": 2}
 
 
@@ -316,8 +316,8 @@ def _says_a_result(claim: Claim, names: list[str]) -> bool:
 
 
 _SETTING_UNIT = re.compile(r"^(?:[KMGT]i?B|bits?|[BMK]|tokens?|GPUs?|layers?|heads?)$")
-_SETTING_METRIC = re.compile(
-    r"\b(?:memory|size|footprint|bits?|batch|parameters?|context|length|capacity of)\b", re.I
+_SETTING_METRIC = any_word(
+    r"memory|size|footprint|bits?|batch|parameters?|context|length|capacity of"
 )
 _INSIDE_BASELINE = re.compile(r"^(?:without|w/o|our|its own|the same)\b", re.IGNORECASE)
 

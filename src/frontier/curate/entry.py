@@ -20,7 +20,7 @@ from frontier.llm.prompts import Prompt
 from frontier.llm.records import LLMFailure
 from frontier.model import Claim, Paper, Relation
 from frontier.store.claim_text import phrase_claim
-from frontier.text import prose_sentences
+from frontier.text import any_word, prose_sentences
 
 _DIGIT = re.compile(r"\d")
 _WHO = (
@@ -77,7 +77,7 @@ _POINTS_BACK = re.compile(
 )
 REFERENT_CHARS = 560  # a contribution and the sentence naming its problem, together at most
 _POINTER = re.compile(r"^(?:This|It|These|They|Its|Their|Such|The (?:method|approach|system))\b")
-_THE_WORK = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.IGNORECASE)
+_THE_WORK = any_word(r"we|our|this (?:paper|work)")
 
 
 def checked_model_text(text: str, title: str, abstract: str) -> str:

@@ -14,6 +14,7 @@ from frontier.text import (
     MODEL_NAME,
     NumberShape,
     WordStyle,
+    any_word,
     number_pattern,
     word_matches,
 )
@@ -47,10 +48,9 @@ _LOWER = re.compile(
     r"smaller|drops?|dropped|tighter|stricter|shorter|lessen\w*|minimi[sz]\w*)\b",
     re.IGNORECASE,
 )
-_HIGHER = re.compile(
-    r"\b(?:improv\w*|increas\w*|higher|faster|speed[- ]?ups?|speeds? up|boost\w*|more|"
-    r"outperform\w*|accelerat\w*|better|gains?|larger|greater|raises?|lifts?|doubl\w*)\b",
-    re.IGNORECASE,
+_HIGHER = any_word(
+    r"improv\w*|increas\w*|higher|faster|speed[- ]?ups?|speeds? up|boost\w*|more|"
+    r"outperform\w*|accelerat\w*|better|gains?|larger|greater|raises?|lifts?|doubl\w*"
 )
 _METRIC_HEAD = (
     r"(?:throughput|goodput|latenc(?:y|ies)|time[- ]to[- ]first[- ]token|TTFT|TPOT|TBT|"
@@ -98,9 +98,10 @@ _NOT_MODIFIER = {
 _WEAK_HEAD = re.compile(
     r"(?:computation|inference|decoding|generation|prefill|training)$", re.IGNORECASE
 )
+_COMPARED_TO = r"compared (?:to|with|against)|in comparison (?:to|with)|relative to"
 _COMPARE = re.compile(
-    r"\b(?:compared (?:to|with|against)|in comparison (?:to|with)|relative to|versus|vs\.?|"
-    r"against|than|over|instead of|on top of|outperform(?:s|ed|ing)?|beats?)\s+",
+    rf"\b(?:{_COMPARED_TO}|versus|vs\.?|against|than|over|instead of|on top of|"
+    r"outperform(?:s|ed|ing)?|beats?)\s+",
     re.IGNORECASE,
 )
 _LIST_INTRO = re.compile(r",?\s*(?:such as|e\.g\.,?|including|like|namely)\s+", re.IGNORECASE)
@@ -259,9 +260,6 @@ def _task(sentence: str, proposal: Proposal) -> list[Span]:
     return [Span(text, cue.start(1), phrase.start + len(words))]
 
 
-_TRAILING_JOINERS = re.compile(r"(?:\s+(?:and|or|a|an|the|with|of|,))+\s*$", re.IGNORECASE)
-
-
 # a setting or a name rather than a task: "on GPUs", "on a single A100", "for LLMs"
 _TASK_NOT = re.compile(
     r"^(?:(?:a|an|the|one|two|\w+ )?(?:single |consumer |commodity )?(?:GPUs?|CPUs?|devices?"
@@ -270,6 +268,7 @@ _TASK_NOT = re.compile(
     r"|^(?:the|a|an) (?:same|other|one)\b|^(?:which|that|this|these|those|it|them)\b)",
     re.IGNORECASE,
 )
+_TRAILING_JOINERS = re.compile(r"(?:\s+(?:and|or|a|an|the|with|of|,))+\s*$", re.IGNORECASE)
 
 
 def _pair_respectively(sentence: str, proposals: list[Proposal]) -> None:
@@ -628,8 +627,7 @@ def _baselines(sentence: str, value: Span, clause: Span) -> list[Span]:
 # for every value in it
 _LEADING_COMPARE = re.compile(
     r"^\s*(?:(?:the|its|our)\s+(?:improvements?|speed-?ups?|gains?|advantages?|benefits?)\s+of\s+"
-    r"[\w.-]+(?:\s+[\w.-]+)?\s+)?"
-    r"((?:compared (?:to|with|against)|in comparison (?:to|with)|relative to|over|against)\s)",
+    rf"[\w.-]+(?:\s+[\w.-]+)?\s+)?((?:{_COMPARED_TO}|over|against)\s)",
     re.IGNORECASE,
 )
 # "1.91× the throughput of vLLM": the system after "the <metric> of"
@@ -656,15 +654,14 @@ def _of_after(sentence: str, value: Span) -> list[Span]:
     return [span] if span is not None and _names_a_baseline(span.text) else []
 
 
-_BASELINE_WORD = re.compile(
-    r"\b(?:baselines?|systems?|methods?|approach(?:es)?|solutions?|implementations?|decoding|"
+_BASELINE_WORD = any_word(
+    r"baselines?|systems?|methods?|approach(?:es)?|solutions?|implementations?|decoding|"
     r"inference|serving|models?|kernels?|librar(?:y|ies)|engines?|execution|loading|schedul\w*|"
     r"attention|autoregressive|standard|vanilla|naive|prior|existing|state-of-the-art|original|"
     r"dense|uncompressed|full|previous|conventional|traditional|default|static|sequential|"
     r"non-\w+|without \w+|works?|techniques?|frameworks?|counterparts?|designs?|policy|versions?|"
     r"variants?|formulations?|protocols?|configurations?|caches?|caching|"
-    r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin|[\w]+-only|batch(?:es|ing)?|prefill(?:ing)?)\b",
-    re.IGNORECASE,
+    r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin|[\w]+-only|batch(?:es|ing)?|prefill(?:ing)?"
 )
 _DETERMINER = re.compile(r"^(?:the|a|an|its|their|our|that of|those of)\s+", re.IGNORECASE)
 

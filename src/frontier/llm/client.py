@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 import httpx
 import openai
@@ -54,6 +54,15 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return min(float(value), 120.0) if value is not None else None
     except ValueError:
         return None
+
+
+class Sampling(TypedDict, total=False):
+    """How a call samples: `max_tokens` (default: the configured most), `temperature` (0.0)
+    and `think`, the model's reasoning (off)."""
+
+    max_tokens: int | None
+    temperature: float
+    think: bool
 
 
 @dataclass
@@ -155,27 +164,22 @@ class LLM:
         *,
         purpose: str,
         prompt_version: str = "",
-        think: bool = False,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
         schema: dict[str, Any] | None = None,
         schema_name: str = "answer",
         check: Callable[[str], object] | None = None,
+        **sampling: Unpack[Sampling],
     ) -> ChatResult:
         """One logical call. `check` validates the content before it is cached; a failing check
         is recorded as 'invalid' and raised as LLMFailure."""
         call, hit = await self._prepare(
-            messages,
-            schema,
-            purpose,
-            prompt_version,
-            self._sampling(max_tokens, temperature, think),
+            messages, schema, purpose, prompt_version, self._sampling(sampling)
         )
         if hit is not None:
             return hit
         try:
-            result, attempts = await self._request(
-                call.model, messages, call.sampling, schema, schema_name
+            kwargs = self._kwargs(call.model, messages, call.sampling, schema, schema_name)
+            result, attempts = await self._send(
+                kwargs, lambda response, e: self._result(response, call.model, e)
             )
         except LLMFailure as failure:
             self._record_failure(call, failure)
@@ -192,14 +196,12 @@ class LLM:
         *,
         purpose: str,
         prompt_version: str = "",
-        think: bool = False,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
+        **sampling: Unpack[Sampling],
     ) -> AsyncIterator[str | ChatResult]:
         """`chat` streamed: the answer's text as the model writes it, then the ChatResult,
         recorded and cached as `chat` records and caches it. A cached answer comes at once."""
         call, hit = await self._prepare(
-            messages, None, purpose, prompt_version, self._sampling(max_tokens, temperature, think)
+            messages, None, purpose, prompt_version, self._sampling(sampling)
         )
         if hit is not None:
             yield hit.content
@@ -234,11 +236,12 @@ class LLM:
         self._finish(call, result, attempts)
         yield result
 
-    def _sampling(self, max_tokens: int | None, temperature: float, think: bool) -> dict[str, Any]:
+    def _sampling(self, sampling: Sampling) -> dict[str, Any]:
+        """The call's sampling with every default filled in, as the cache key holds it."""
         return {
-            "max_tokens": max_tokens or self.settings.max_output_tokens,
-            "temperature": temperature,
-            "think": think,
+            "max_tokens": sampling.get("max_tokens") or self.settings.max_output_tokens,
+            "temperature": sampling.get("temperature", 0.0),
+            "think": sampling.get("think", False),
         }
 
     async def _prepare(
@@ -308,17 +311,6 @@ class LLM:
             outcome=outcome,
             error=error,
         )
-
-    async def _request(
-        self,
-        model: str,
-        messages: list[dict[str, Any]],
-        sampling: dict[str, Any],
-        schema: dict[str, Any] | None,
-        schema_name: str,
-    ) -> tuple[ChatResult, int]:
-        kwargs = self._kwargs(model, messages, sampling, schema, schema_name)
-        return await self._send(kwargs, lambda response, e: self._result(response, model, e))
 
     def _kwargs(
         self,

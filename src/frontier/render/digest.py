@@ -401,9 +401,7 @@ def digest_data(digest: Digest) -> dict[str, Any]:
         "not_curated": [_paper_data(p) for p in digest.uncurated],
         "gaps": [_news_data(ctx, n) for n in digest.gaps],
         "conflicts": [_news_data(ctx, n) for n in digest.conflicts],
-        "proposed": [
-            {"id": g.id, "topic": g.topic, "text": g.text, "new": new} for g, new in digest.proposed
-        ],
+        "proposed": [_item_data(g) | {"new": new} for g, new in digest.proposed],
         "other_relations": [relation_data(ctx, r) for r in digest.other_relations],
         "inputs": digest.inputs,
         "counts": digest.counts(),
@@ -424,13 +422,13 @@ def _entry_data(ctx: Context, entry: NewEntry) -> dict[str, Any]:
     }
 
 
+def _item_data(item: GapOrConflict) -> dict[str, Any]:
+    return {"id": item.id, "topic": item.topic, "text": item.text}
+
+
 def _news_data(ctx: Context, news: ItemNews) -> dict[str, Any]:
-    item = news.item
-    return {
-        "id": item.id,
-        "topic": item.topic,
-        "text": item.text,
-        "status": item.status,
+    return _item_data(news.item) | {
+        "status": news.item.status,
         "change": news.change,
         "relations": [relation_data(ctx, r) for r in news.relations],
     }

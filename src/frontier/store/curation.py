@@ -11,7 +11,7 @@ from typing import Any
 from frontier.config import Settings
 from frontier.model import Claim, Conflict, Gap, Paper, Relation
 from frontier.store.claims import CLAIM_COLUMNS, column_value
-from frontier.store.db import now, transaction
+from frontier.store.db import first_column, now, transaction
 from frontier.store.kb import PAPER_COLUMNS, paper_from_row
 
 
@@ -149,10 +149,11 @@ def save_triage(
 
 
 def topics_of(conn: sqlite3.Connection, paper_id: str) -> list[str]:
-    rows = conn.execute(
-        "SELECT topic FROM triage WHERE paper_id = ? AND topic != '' ORDER BY topic", (paper_id,)
+    return first_column(
+        conn,
+        "SELECT topic FROM triage WHERE paper_id = ? AND topic != '' ORDER BY topic",
+        (paper_id,),
     )
-    return [r[0] for r in rows]
 
 
 def save_claims(
@@ -305,11 +306,11 @@ def entity_targets(conn: sqlite3.Connection, paper_id: str) -> dict[str, tuple[s
 
 def verified_units(conn: sqlite3.Connection, paper_id: str) -> list[str]:
     """The units of the paper's verified claims."""
-    rows = conn.execute(
+    return first_column(
+        conn,
         "SELECT DISTINCT unit FROM claims WHERE paper_id = ? AND verified = 1 ORDER BY unit",
         (paper_id,),
     )
-    return [row[0] for row in rows]
 
 
 def fresh_llm_calls(conn: sqlite3.Connection, run_id: int) -> int:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 _MIGRATIONS_PACKAGE = "frontier.store.migrations"
 
@@ -27,6 +28,11 @@ def connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA busy_timeout=30000")
     migrate(conn)
     return conn
+
+
+def first_column(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    """The first column of every row the query gives, in its order."""
+    return [row[0] for row in conn.execute(sql, params)]
 
 
 def database_file(conn: sqlite3.Connection) -> str:

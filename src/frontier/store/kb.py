@@ -214,13 +214,17 @@ def paper_dois(conn: sqlite3.Connection) -> dict[str, str | None]:
     return dict(conn.execute("SELECT id, doi FROM papers").fetchall())
 
 
-def load_triage(conn: sqlite3.Connection, among: str | None = None) -> list[Triage]:
+def _paper_rows(
+    conn: sqlite3.Connection, columns: str, table: str, order: str, among: str | None
+) -> sqlite3.Cursor:
+    """The `columns` of the rows of `table` whose paper is among the ids (all for None)."""
     where, params = _where("paper_id", among)
-    rows = conn.execute(
-        f"SELECT paper_id, topic, stage, reason, scope_line FROM triage{where} "
-        "ORDER BY paper_id, topic",
-        params,
-    )
+    return conn.execute(f"SELECT {columns} FROM {table}{where} ORDER BY {order}", params)
+
+
+def load_triage(conn: sqlite3.Connection, among: str | None = None) -> list[Triage]:
+    columns = "paper_id, topic, stage, reason, scope_line"
+    rows = _paper_rows(conn, columns, "triage", "paper_id, topic", among)
     return [Triage(**dict(r)) for r in rows]
 
 
@@ -229,12 +233,8 @@ def load_claims(conn: sqlite3.Connection, among: str | None = None) -> list[Clai
 
 
 def _load_entries(conn: sqlite3.Connection, among: str | None = None) -> list[Entry]:
-    where, params = _where("paper_id", among)
-    rows = conn.execute(
-        f"SELECT paper_id, topic, text, model, prompt_version, run_id, at FROM entries{where} "
-        "ORDER BY paper_id, topic",
-        params,
-    )
+    columns = "paper_id, topic, text, model, prompt_version, run_id, at"
+    rows = _paper_rows(conn, columns, "entries", "paper_id, topic", among)
     return [
         Entry(
             paper_id=r["paper_id"],
@@ -250,12 +250,8 @@ def _load_entries(conn: sqlite3.Connection, among: str | None = None) -> list[En
 
 
 def _load_relations(conn: sqlite3.Connection, among: str | None = None) -> list[Relation]:
-    where, params = _where("paper_id", among)
-    rows = conn.execute(
-        f"SELECT paper_id, topic, kind, target, detail, evidence, stage, page, how FROM relations{where} "
-        "ORDER BY paper_id, topic, kind, target",
-        params,
-    )
+    columns = "paper_id, topic, kind, target, detail, evidence, stage, page, how"
+    rows = _paper_rows(conn, columns, "relations", "paper_id, topic, kind, target", among)
     return [Relation(**dict(r)) for r in rows]
 
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
-from frontier.store.db import transaction
+from frontier.store.db import first_column, transaction
 
 
 @dataclass(frozen=True)
@@ -216,12 +216,12 @@ def _names(joined: str) -> tuple[str, ...]:
 
 def canonical_names(conn: sqlite3.Connection, role: str) -> list[str]:
     """The canonical names of one role that verified claims name, by their stored keys."""
-    rows = conn.execute(
+    return first_column(
+        conn,
         "SELECT DISTINCT n.name FROM result_names n JOIN claims c ON c.id = n.claim_id "
         "WHERE n.role = ? AND c.verified = 1",
         (role,),
     )
-    return [row[0] for row in rows]
 
 
 def verified_claim_count(conn: sqlite3.Connection) -> int:

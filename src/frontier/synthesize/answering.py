@@ -25,7 +25,7 @@ from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import strip_citations
 from frontier.synthesize.meaning import NUMBER_WORDS, says_nothing
 from frontier.synthesize.retrieve import content_words
-from frontier.text import NumberShape, find_numbers, prose_sentences, split_words
+from frontier.text import NumberShape, any_word, find_numbers, prose_sentences, split_words
 
 ANSWERING_SHOWN = 3
 MIN_CHARS = 25
@@ -99,6 +99,7 @@ _PREMISE = re.compile(
     r"apart from|other than)\b[^,;?]{8,}[,;]|[^;?]{12,};)\s*(?=\w)",
     re.IGNORECASE,
 )
+_CITATION_CELL = re.compile(r"^\[\d+(?:[,–-]\s?\d+)*\]$")
 _CELL_NUMBER = re.compile(r"^[±~≈<>(]?[-+]?\d[\d,.]*(?:[%×x]|[KMGT]?B|ms|s)?[)*†]?$")
 _UNIT_CELL = re.compile(
     r"^(?:days?|hours?|hrs?|h|minutes?|mins?|seconds?|s|ms|µs|us|GB|MB|KB|TB|GiB|MiB|%|×|x|"
@@ -179,13 +180,19 @@ _MODEL = re.compile(
     r"|Pythia|MPT|T5|mT5|Chinchilla|DeepSeek|Yi|LWM|StableLM|BERT|CodeLlama)\b"
     r"|\b\d+(?:\.\d+)?[BM]\b"
 )
-_MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?\s?[BM]")
 _TIME = re.compile(
     r"\d[\d,.]*(?:\s?[-–]\s?\d[\d,.]*)?\s?(?:ms|µs|us|s|sec|seconds?|minutes?|mins?|hours?|"
     r"hrs?|days?|GPU[- ]hours?)\b"
 )
-_RATIO = re.compile(r"\d[\d,.]*\s?(?:%|×|x\b|times\b|-fold\b)")
-_AMOUNT = re.compile(r"\d[\d,.]*\s?(?:[KMGTP]i?B(?:/s)?\b|GB/s|[GMT]bps\b|bytes?\b|bits?\b)")
+
+
+def _number_in(units: str) -> re.Pattern[str]:
+    """A number as printed ("1,024", "2.5") with one of the `|`-separated units after it."""
+    return re.compile(rf"\d[\d,.]*\s?(?:{units})")
+
+
+_RATIO = _number_in(r"%|×|x\b|times\b|-fold\b")
+_AMOUNT = _number_in(r"[KMGTP]i?B(?:/s)?\b|GB/s|[GMT]bps\b|bytes?\b|bits?\b")
 # a numeric format as a setting: "16-bit", "INT8", "FP16", "bfloat16"
 _PRECISION = re.compile(r"\b\d+-bits?\b|\b(?:INT|FP|fp|int|E\dM)\d+\b|\bb(?:f|float)16\b")
 _UNITS_ASKED: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
@@ -221,22 +228,20 @@ _UNITS_ASKED: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         _PRECISION,
     ),
 ]
-_CAUSE = re.compile(
-    r"\b(?:because|since|due to|so that|in order to|to avoid|to reduce|to keep|as a result|"
+_CAUSE = any_word(
+    r"because|since|due to|so that|in order to|to avoid|to reduce|to keep|as a result|"
     r"trade-?off|at the cost of|leads? to|results? in|caused? by|the reason|this is why|"
     r"therefore|thus|hence|which (?:allows|enables|makes|means)|otherwise|sensitive|unsafe|"
-    r"inefficient|insufficient|bottleneck)\b",
-    re.IGNORECASE,
+    r"inefficient|insufficient|bottleneck"
 )
 _SETTING = re.compile(
     r"\b(?:set|sets|setting|we use|we used|we employ|we choose|chosen|default|configured|"
     r"configuration|fixed|threshold|size of|rank)\b|=",
     re.IGNORECASE,
 )
-_LIMIT = re.compile(
-    r"\b(?:limitation|limited|cannot|can not|does not|do not|not|fail|fails|only|however|"
-    r"challenge|difficult|hard|drawback|overhead|requires?|unsafe|never)\b",
-    re.IGNORECASE,
+_LIMIT = any_word(
+    r"limitation|limited|cannot|can not|does not|do not|not|fail|fails|only|however|"
+    r"challenge|difficult|hard|drawback|overhead|requires?|unsafe|never"
 )
 _SETUP = re.compile(
     r"\bwe (?:use|used|set|choose|chose|employ|adopt|deploy|run|ran|evaluate|evaluated|find|"
@@ -246,15 +251,13 @@ _SETUP = re.compile(
 )
 _FOCUS = re.compile(r"\b(?:what|which|how many|how much)\s+((?:\w+\s+){0,3}?\w+)\b", re.IGNORECASE)
 _DIGIT_TOKEN = re.compile(r"\d")
-_SUPERLATIVE = re.compile(
-    r"\b(?:largest|highest|best|most|fastest|lowest|smallest|least|biggest|greatest|optimal|"
-    r"maximum|minimum|longest|shortest|worst|slowest|peak)\b",
-    re.IGNORECASE,
+_SUPERLATIVE = any_word(
+    r"largest|highest|best|most|fastest|lowest|smallest|least|biggest|greatest|optimal|"
+    r"maximum|minimum|longest|shortest|worst|slowest|peak"
 )
-_MECHANISM = re.compile(
-    r"\b(?:by|we|uses?|using|applies|apply|instead|policy|predict|decides?|reserv|select|"
-    r"through|via|when|each|then)\b",
-    re.IGNORECASE,
+_MECHANISM = any_word(
+    r"by|we|uses?|using|applies|apply|instead|policy|predict|decides?|reserv|select|"
+    r"through|via|when|each|then"
 )
 # what a question asks for, and what a sentence answering it holds
 _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
@@ -364,6 +367,8 @@ _POINTER_NUMBER = re.compile(
     r"\b(?:Figures?|Fig\.|Tables?|Tab\.|Sections?|Sec\.|§|Questions?|Equations?|Eqs?\.|Appendix"
     r"|Algorithm|Line|Step|Theorem|Lemma)\s*\(?\d+(?:\.\d+)*[a-z]?\)?",
 )
+# nor does a model's size ("65B", "6.7 B")
+_MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?\s?[BM]")
 
 
 def _new_quantity(found: str, given: frozenset[str]) -> bool:

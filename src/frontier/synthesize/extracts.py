@@ -17,7 +17,7 @@ from frontier.model import Chunk, Claim
 from frontier.store.claims import headline_claims
 from frontier.store.synthesis import full_text_chunks
 from frontier.synthesize.bundle import Bundle, Source
-from frontier.text import prose_sentences
+from frontier.text import any_word, prose_sentences
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ _OPEN_LIMIT = re.compile(
     r"(?:supported|explored|addressed|studied)|(?:is|are) limited to|beyond the scope)",
     re.I,
 )
-_OWN = re.compile(r"\b(?:we|our|this (?:paper|work|study)|us)\b", re.I)
+_OWN = any_word(r"we|our|this (?:paper|work|study)|us")
 _LIST_OPENS = re.compile(r":\s*(?:\(?\d\)?\.?)?$|\?$")  # "... future work: 1." opens a list
 _CITES = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\bet al\.")
 _MAX_PROBLEMS = 3  # per paper: the closing section's few statements, not every sentence

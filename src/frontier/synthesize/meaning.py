@@ -30,6 +30,7 @@ from frontier.text import (
     NumberShape,
     NumberStart,
     WordStyle,
+    any_word,
     find_numbers,
     number_matches,
     number_parts,
@@ -116,11 +117,10 @@ _NEGATORS = re.compile(
     r"neither|nor|without|fails? to|unable|lacks?|lacking)\b|n't\b",
     re.IGNORECASE,
 )
-_CAUSE_STATED = re.compile(
-    r"\b(?:because|since|due to|so that|therefore|thus|hence|as a result|thanks to|in order to|"
+_CAUSE_STATED = any_word(
+    r"because|since|due to|so that|therefore|thus|hence|as a result|thanks to|in order to|"
     r"(?:which|this|that) (?:allows|enables|lets|means|makes|causes)|lets?|allows?|enables?|"
-    r"leads? to|results? in|causes?|caused by|arises? from|comes? from|by (?=\w+ing\b))\b",
-    re.IGNORECASE,
+    r"leads? to|results? in|causes?|caused by|arises? from|comes? from|by (?=\w+ing\b)"
 )
 CAUSE_MIN_WORDS = 3  # content words a stated reason needs before it is held on its own
 CAUSE_WORD_SHARE = 0.5  # of them a window holding the reason has, or fewer but close in meaning

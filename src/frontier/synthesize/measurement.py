@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from frontier.text import NumberShape, NumberStart, number_pattern
+from frontier.text import NumberShape, NumberStart, any_word, number_pattern
 
 # checked in order: the first family whose pattern the metric holds is its family, so a
 # specific measure (TTFT, goodput) comes before the general one it is a kind of (latency,
@@ -51,15 +51,12 @@ _HARDWARE = re.compile(
     re.I,
 )
 _PRECISION = re.compile(r"\b(fp32|fp16|bf16|fp8|int8|int4|int3|w\d+a\d+|[2-8]-bit)\b", re.I)
-_BETTER = re.compile(
-    r"\b(faster|speed-?ups?|higher throughput|improv\w*|reduc\w*|outperform\w*|lower latency|"
-    r"saves?|less memory)\b",
-    re.I,
+_BETTER = any_word(
+    r"faster|speed-?ups?|higher throughput|improv\w*|reduc\w*|outperform\w*|lower latency|"
+    r"saves?|less memory"
 )
-_WORSE = re.compile(
-    r"\b(slower|slowdown|degrad\w*|worse|overhead|lower throughput|higher latency|"
-    r"more memory|hurts?)\b",
-    re.I,
+_WORSE = any_word(
+    r"slower|slowdown|degrad\w*|worse|overhead|lower throughput|higher latency|more memory|hurts?"
 )
 
 

@@ -106,6 +106,12 @@ def word_matches(text: str, style: WordStyle = WordStyle.ALNUM) -> Iterator[re.M
     return _WORD_PATTERNS[style].finditer(text)
 
 
+def any_word(alternatives: str) -> re.Pattern[str]:
+    r"""`\b(?:alternatives)\b` in any case: any of the `|`-separated alternatives (each a
+    pattern itself) as a whole word."""
+    return re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE)
+
+
 class NumberShape(enum.Enum):
     """How the digits of one number may be pointed and grouped."""
 

@@ -4,6 +4,7 @@ by default, shared behind an access token with `--public` (see `access`)."""
 from __future__ import annotations
 
 import functools
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from starlette.applications import Starlette
@@ -36,17 +37,27 @@ SECURITY_HEADERS = [
 ]
 
 
-class SecurityHeaders:
-    """Adds a strict content security policy and friends to every response."""
+class _HttpMiddleware(ABC):
+    """Middleware for HTTP requests; every other kind of connection passes through untouched."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "http":
+            await self.http(scope, receive, send)
+        else:
             await self.app(scope, receive, send)
-            return
 
+    @abstractmethod
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer one HTTP request, through `self.app`."""
+
+
+class SecurityHeaders(_HttpMiddleware):
+    """Adds a strict content security policy and friends to every response."""
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message.setdefault("headers", [])
@@ -56,17 +67,11 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-class BodyLimit:
+class BodyLimit(_HttpMiddleware):
     """Refuses a request body larger than MAX_BODY_BYTES, counted as it arrives (a declared
     length is not trusted), before a handler holds it in memory."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         declared = dict(scope.get("headers", [])).get(b"content-length", b"0").decode("latin-1")
         size = number(declared)
         # digits too many to read are a length far beyond the limit; other text is ignored

@@ -1,4 +1,4 @@
-"""Research maps by code: themes from what the papers contribute, named by a phrase they share;
+"""Research maps by code: themes from what the papers are about, named by a phrase they share;
 open problems the papers state, quoted on their page; takeaways that are a typed claim or a
 quoted result sentence of a cited paper. A map of a small real KB is walked and checked."""
 
@@ -157,7 +157,15 @@ def test_a_map_by_code_says_something_in_every_section_and_quotes_its_papers(
         abstracts = {
             r[0]: _squash(r[1] or "") for r in conn.execute("SELECT id, abstract FROM papers")
         }
+        files = {r[0]: Path(r[1]).name for r in conn.execute("SELECT id, source_ref FROM papers")}
     paper_of = {s["number"]: s["paper_id"] for s in bundle}
+    theme_of = {
+        files[paper_of[n]]: i for i, theme in enumerate(data["themes"]) for n in theme["members"]
+    }
+    # papers of one line of work share a theme, whatever names their systems carry
+    assert theme_of.get("gptq.pdf") == theme_of.get("awq.pdf") is not None, theme_of
+    spec = ("speculative-decoding-leviathan.pdf", "staged-speculative-decoding.pdf")
+    assert theme_of.get(spec[0]) == theme_of.get(spec[1]) is not None, theme_of
     said = {
         p["number"]: f"{s['title']}. {abstracts[s['paper_id']]}"
         for p in data["papers"]

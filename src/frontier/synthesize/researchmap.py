@@ -219,11 +219,11 @@ def _paper_line(facts: PaperFacts) -> dict[str, Any]:
 
 
 def _add_themes(rmap: ResearchMap, facts: list[PaperFacts], embedder: Embedder) -> None:
-    """Themes over what the papers contribute; each named by the phrase its papers' titles
-    and abstracts share that one of its titles or contribution sentences says."""
+    """Themes over the papers' titles and abstracts; each named by the phrase its papers'
+    titles and abstracts share that one of its titles or contribution sentences says."""
     said = [f"{f.title}. {f.contribution}" for f in facts]
-    whole = [f"{f.title}. {f.abstract}" for f in facts]
-    grouping = group(embedder.embed(said))
+    whole = [f"{f.title}. {f.abstract or f.contribution}" for f in facts]
+    grouping = group(embedder.embed(whole))
     taken: set[str] = set()
     for members in grouping.themes:
         others = [whole[i] for i in range(len(whole)) if i not in members]

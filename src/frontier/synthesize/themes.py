@@ -1,4 +1,4 @@
-"""Themes by code: papers clustered on the embeddings of what they contribute (spherical
+"""Themes by code: papers clustered on the embeddings of their titles and abstracts (spherical
 k-means, k chosen by silhouette, a bound on a theme's size), a paper close to no theme set
 apart, and each theme named by the phrase its papers share."""
 

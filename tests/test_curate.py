@@ -216,6 +216,8 @@ def test_second_run_makes_no_llm_call_and_renders_identically(curated: Path) -> 
     files = {p: p.read_bytes() for p in (curated / "kb").rglob("*.md")}
     again = run_cli("-w", str(curated), "curate", "--json").json()
     assert again["counts"]["llm calls"] == 0 and again["failures"] == []
+    steps = {"triage", "chunk vectors", "claims", "relations", "firsts and coverage", "entries"}
+    assert set(again["seconds"]) == {*steps, "conflicts and results"}
     second = run_cli("-w", str(curated), "render", "--json").json()
     assert second["written"] == 0 and second["removed"] == 0
     assert {p: p.read_bytes() for p in (curated / "kb").rglob("*.md")} == files

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -31,6 +32,7 @@ def test_demo_builds_a_searchable_workspace(tmp_path: Path) -> None:
     assert str(target.resolve()) in result.out
     n = len(sample_records())
     assert f"papers {n}" in result.out
+    assert re.search(r"^Stages: ingest \d+\.\d s$", result.out, re.MULTILINE), result.out
     status = run_cli("-w", str(target), "status", "--json").json()
     assert status["counts"]["papers"] == n
     hits = run_cli("-w", str(target), "search", "paged attention KV cache memory", "--json").json()

@@ -40,6 +40,7 @@ def demo(
                 "curation": result.curation,
                 "render": result.rendered,
                 "topic_page": str(result.topic_page) if result.topic_page else None,
+                "seconds": result.seconds,
             },
         )
     else:
@@ -53,6 +54,7 @@ def demo(
         )
         if result.topic_page:
             console.print(f"Topic page: {result.topic_page}")
+        console.print("Stages: " + output.seconds_line(result.seconds))
         console.print(f'  try: frontier -w {root} search "paged attention"')
     if result.curation and result.curation["failures"]:
         # the showcase still stands; `frontier curate` retries these and exits 1 while any remain

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -45,6 +46,7 @@ class DemoOutcome:
     curation: dict[str, Any] | None
     rendered: dict[str, int] | None
     topic_page: Path | None
+    seconds: dict[str, float]  # wall time of each stage: ingest, curate, render
 
     def exit_code(self) -> int:
         return self.report.exit_code()
@@ -58,7 +60,8 @@ def demo(directory: Path, curate: bool, progress: Console) -> DemoOutcome:
         else init_workspace(directory)
     )
     sample = resources.files("frontier.data").joinpath(SAMPLE_CORPUS)
-    with resources.as_file(sample) as path:
+    seconds: dict[str, float] = {}
+    with resources.as_file(sample) as path, _stage(seconds, "ingest"):
         report = ingest_run(
             ws,
             "demo",
@@ -67,10 +70,23 @@ def demo(directory: Path, curate: bool, progress: Console) -> DemoOutcome:
             progress,
             fetch=False,
         )
-    curation = curate_workspace(ws, progress) if curate else None
-    rendered = render_workspace(ws) if curate else None
-    topic_page = ws.kb_dir / "topics" / f"{ws.settings.topics[0].slug}.md" if curate else None
-    return DemoOutcome(ws, report, status_data(ws), curation, rendered, topic_page)
+    curation = rendered = topic_page = None
+    if curate:
+        with _stage(seconds, "curate"):
+            curation = curate_workspace(ws, progress)
+        with _stage(seconds, "render"):
+            rendered = render_workspace(ws)
+        topic_page = ws.kb_dir / "topics" / f"{ws.settings.topics[0].slug}.md"
+    return DemoOutcome(ws, report, status_data(ws), curation, rendered, topic_page, seconds)
+
+
+@contextlib.contextmanager
+def _stage(seconds: dict[str, float], name: str) -> Iterator[None]:
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        seconds[name] = round(time.perf_counter() - started, 1)
 
 
 def update(

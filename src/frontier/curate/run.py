@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import dataclasses
 import sqlite3
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -58,12 +59,20 @@ async def curate(
                 if step.alongside and database_file(conn):
                     beside.append(asyncio.create_task(_alongside(ctx, step, papers)))
                 else:
-                    await step.run(ctx, papers)
+                    await _timed(ctx, step, papers)
             await asyncio.gather(*beside)
         finally:
             ctx.stopping.set()
     ctx.counts["llm calls"] = store.fresh_llm_calls(conn, run_id)
     return ctx
+
+
+async def _timed(ctx: CurationContext, step: Step, papers: list[Paper]) -> None:
+    started = time.perf_counter()
+    try:
+        await step.run(ctx, papers)
+    finally:
+        ctx.seconds[step.name] = time.perf_counter() - started
 
 
 async def _alongside(ctx: CurationContext, step: Step, papers: list[Paper]) -> None:
@@ -75,6 +84,6 @@ async def _alongside(ctx: CurationContext, step: Step, papers: list[Paper]) -> N
     def work() -> None:
         with contextlib.closing(connect(path)) as conn:
             own = dataclasses.replace(ctx, conn=conn, embedder=load_embedder(threads=1))
-            asyncio.run(step.run(own, papers))
+            asyncio.run(_timed(own, step, papers))
 
     await asyncio.to_thread(work)

@@ -20,9 +20,10 @@ class Reply:
     delay: float = 0.0
     headers: dict[str, str] | None = None
     reasoning: str | None = None
+    finish_reason: str = "stop"  # "length": the reply ran to max_tokens
 
 
-def completion(content: str, reasoning: str | None = None) -> bytes:
+def completion(content: str, reasoning: str | None = None, finish_reason: str = "stop") -> bytes:
     message: dict[str, object] = {"role": "assistant", "content": content}
     if reasoning is not None:
         message["reasoning_content"] = reasoning
@@ -32,7 +33,7 @@ def completion(content: str, reasoning: str | None = None) -> bytes:
             "object": "chat.completion",
             "created": 0,
             "model": "fake-model",
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
             "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
         }
     ).encode()
@@ -115,7 +116,9 @@ def _handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             reply = server.next_reply(request)
             time.sleep(reply.delay)
             body = (
-                reply.body if reply.body is not None else completion(reply.content, reply.reasoning)
+                reply.body
+                if reply.body is not None
+                else completion(reply.content, reply.reasoning, reply.finish_reason)
             )
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 if request.get("stream") and reply.status == 200 and reply.body is None:

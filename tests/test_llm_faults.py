@@ -122,6 +122,15 @@ def test_truncated_json_twice_is_a_typed_failure(conn: sqlite3.Connection) -> No
     )  # bad output never cached
 
 
+def test_a_reply_cut_off_at_max_tokens_is_not_asked_again(conn: sqlite3.Connection) -> None:
+    cut = Reply(content='{"topic": "serving serving serving', finish_reason="length")
+    with FakeOpenAI([cut, Reply(content=GOOD)]) as server, pytest.raises(LLMFailure) as caught:
+        structured(LLM(settings(server.url), conn))
+    assert caught.value.kind == "invalid" and caught.value.details["cut_off"]
+    assert len(server.requests) == 1
+    assert [(r["purpose"], r["outcome"]) for r in ledger(conn)] == [("triage", "invalid")]
+
+
 def test_unreadable_body_and_client_errors(conn: sqlite3.Connection) -> None:
     with (
         FakeOpenAI([Reply(body=b'{"choices": [ {"mess')]) as server,

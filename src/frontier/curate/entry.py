@@ -232,6 +232,11 @@ def _listed(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+# an entry's two sentences as JSON: the longest reply that passed on the embedded model held 101
+# tokens, most hold 30-40; a reply running past this is a loop the check would cut anyway
+ENTRY_TOKENS = 160
+
+
 async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: Paper) -> WhatItIs:
     """The model's sentences when they pass the check, else the abstract's contribution."""
     title, abstract = paper.title, paper.abstract or ""
@@ -239,12 +244,16 @@ async def what_it_is(llm: LLM, prompt: Prompt, field: str, topic: str, paper: Pa
         messages = prompt.messages(field=field, topic=topic, title=title, abstract=abstract[:3000])
         try:
             answer = await llm.structured(
-                EntryText, messages, purpose="entry", prompt_version=prompt.tag, max_tokens=320
+                EntryText,
+                messages,
+                purpose="entry",
+                prompt_version=prompt.tag,
+                max_tokens=ENTRY_TOKENS,
             )
         except LLMFailure as failure:
             if failure.kind != "invalid":
                 raise
-            # the model answered, twice, with nothing usable (cut off, or not the schema): the
+            # the model answered with nothing usable (cut off, or twice not the schema): the
             # ledger keeps the reply, the entry quotes the abstract
             return WhatItIs(contribution_sentences(title, abstract), QUOTED)
         kept = checked_model_text(answer.value.what_it_is, title, abstract)

@@ -272,7 +272,10 @@ class LLM:
             call, result.endpoint, result.usage, attempts=attempts, outcome=outcome, error=error
         )
         if invalid is not None:
-            raise LLMFailure("invalid", invalid, call.purpose, raw=result.content)
+            cut_off = result.finish_reason == "length"
+            raise LLMFailure(
+                "invalid", invalid, call.purpose, raw=result.content, details={"cut_off": cut_off}
+            )
         if self.use_cache:
             cache_put(self.conn, call.key, result, call.prompt_version)
 
@@ -397,8 +400,8 @@ class LLM:
         think: bool = False,
         max_tokens: int | None = None,
     ) -> Structured[T]:
-        """A reply parsed into `schema`; one repair attempt quoting the validation error, then
-        a typed LLMFailure."""
+        """A reply parsed into `schema`; one repair attempt quoting the validation error (not
+        for a reply cut off at `max_tokens`), then a typed LLMFailure."""
         json_schema = schema.model_json_schema()
 
         def parse(content: str) -> T:
@@ -420,7 +423,9 @@ class LLM:
         try:
             result = await ask(messages, purpose)
         except LLMFailure as failure:
-            if failure.kind != "invalid":
+            # a reply cut off at max_tokens is not repaired: asked again under the same bound,
+            # the model that ran to it runs to it again, over a prompt twice as long
+            if failure.kind != "invalid" or failure.details.get("cut_off"):
                 raise
             repair = [
                 *messages,

@@ -242,6 +242,25 @@ def test_a_contribution_pointing_back_at_its_problem_brings_the_sentence_naming_
     assert contribution_sentences("SparseRead", f"Decoding is slow. {plain}") == plain
 
 
+def test_a_contribution_naming_its_subject_only_by_pointing_back_brings_the_sentence_before() -> (
+    None
+):
+    abstract = (
+        "Draft-then-verify decoding has become a common way to cut decoding latency. "
+        "Unlike token-by-token decoding, draft-then-verify decoding emits several tokens a step. "
+        "This paper presents an overview of this fast-growing decoding family. "
+        "We close with open questions."
+    )
+    text = contribution_sentences("A Survey of Draft-Then-Verify Decoding", abstract)
+    assert text.startswith("Unlike token-by-token decoding, draft-then-verify decoding emits")
+    assert text.endswith("of this fast-growing decoding family.")
+    # the paper pointing at itself names nothing it needs a sentence before for
+    alone = "In this paper, we propose BlockCache, an allocator of fixed-size cache blocks."
+    assert contribution_sentences("BlockCache", f"Serving needs memory. {alone}") == (
+        "We propose BlockCache, an allocator of fixed-size cache blocks."
+    )
+
+
 def test_a_contribution_with_a_lead_in_pointing_back_stays_a_quote_of_the_abstract() -> None:
     problem = "When managed inefficiently, this memory is wasted by fragmentation."
     contribution = "To address this problem, we propose PagedBlocks, an allocator of fixed blocks."

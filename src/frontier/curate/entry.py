@@ -67,10 +67,14 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-15"
-# a contribution naming its problem by pointing back: "to alleviate this bottleneck"
+CHECK_VERSION = "entry-check-16"
+# a contribution naming what it is about by pointing back: "to alleviate this bottleneck", "an
+# overview of this promising decoding paradigm", "to this end"; not the paper pointing at itself,
+# nor "such" before anything but a problem ("such heterogeneous requests" describes them)
+_SELF = r"paper|work|study|article|survey|review|report|manuscript|thesis|chapter|section|tutorial"
 _POINTS_BACK = re.compile(
-    r"\b(?:this|these|such|that|those)\s+(?:\w+\s+)?(?:bottlenecks?|problems?|issues?|challenges?"
+    rf"\b(?:this|these)\s+(?!(?:{_SELF})\b)[a-z][\w-]*"
+    r"|\b(?:such|that|those)\s+(?:\w+\s+)?(?:bottlenecks?|problems?|issues?|challenges?"
     r"|limitations?|gaps?|overheads?|inefficienc(?:y|ies)|costs?|needs?|trade-?offs?|obstacles?"
     r"|difficult(?:y|ies)|shortcomings?|drawbacks?)\b",
     re.IGNORECASE,

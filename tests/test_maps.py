@@ -47,6 +47,19 @@ def test_a_theme_is_named_by_the_phrase_its_papers_share_and_the_others_lack() -
     assert ("speculative", "decoding") in phrases(spec[0])
 
 
+def test_a_theme_is_named_by_the_more_specific_phrase_when_its_papers_say_it() -> None:
+    spec = [
+        "Speculative decoding with a small draft model. Decoding gets faster.",
+        "Tree-based speculative decoding for faster decoding.",
+        "Early exit layers draft for speculative decoding.",
+        "Copying drafts from references to speed up decoding.",
+    ]
+    others = ["Prefill and decoding disaggregated.", "A paged cache.", "Weight quantization."]
+    assert key_phrase(spec, others) == "Speculative decoding"
+    kv = ["Reusing the key-value (KV) cache.", "Sparse reads of the KV cache.", "A KV cache once."]
+    assert key_phrase(kv, ["Weight quantization.", "Request scheduling."]) == "KV cache"
+
+
 def test_a_name_is_a_phrase_of_the_texts_as_its_words_are_matched() -> None:
     texts = ["We manage the KV-cache in blocks.", "Weight quantizations for serving."]
     assert contains_phrase("KV cache", texts)

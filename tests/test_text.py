@@ -18,6 +18,7 @@ from frontier.text import (
     WordStyle,
     any_word,
     find_numbers,
+    fold_acronyms,
     fold_dashes,
     fold_print,
     fold_space,
@@ -306,3 +307,18 @@ def test_clauses_are_the_runs_between_punctuation_marks() -> None:
         " ends",
         "",
     ]
+
+
+def test_an_acronym_where_the_text_defines_it_stands_for_one_name() -> None:
+    text = (
+        "The key-value (KV) cache of Large Language Models (LLMs) grows; vLLM (a system) pages it."
+    )
+    assert fold_acronyms(text) == "The KV cache of LLMs grows; vLLM (a system) pages it."
+    assert fold_acronyms(text, spelled=True) == (
+        "The key-value cache of Large Language Models grows; vLLM (a system) pages it."
+    )
+    # initials that do not spell the acronym, and a figure reference, stay as written
+    assert (
+        fold_acronyms("a cache (KV) and attention (Fig. 2)")
+        == "a cache (KV) and attention (Fig. 2)"
+    )

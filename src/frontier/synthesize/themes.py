@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from frontier.text import WordStyle, split_clauses, split_words
+from frontier.text import WordStyle, fold_acronyms, split_clauses, split_words
 
 MIN_THEMES, MAX_THEMES = 4, 6
 MAX_NAME_WORDS = 8  # what the prompt asks for
@@ -180,9 +180,12 @@ def _key(words: list[str]) -> tuple[str, ...]:
 
 def phrases(text: str) -> dict[tuple[str, ...], str]:
     """The text's phrases of 1-3 words that neither start nor end with a function word, each
-    by its matching key, with the form it is printed in."""
+    by its matching key, with the form it is printed in; where the text defines an acronym,
+    the phrases of both of its names ("key-value (KV) cache" holds "KV cache" and "key-value
+    cache")."""
     found: dict[tuple[str, ...], str] = {}
-    for clause in split_clauses(text):
+    clauses = [*split_clauses(fold_acronyms(text)), *split_clauses(fold_acronyms(text, True))]
+    for clause in clauses:
         words = split_words(clause, WordStyle.ASCII_JOINED)
         for i in range(len(words)):
             for n in range(1, MAX_PHRASE_WORDS + 1):
@@ -214,19 +217,41 @@ def key_phrase(
         held = Counter({key: n for key, n in held.items() if key in allowed})
     taken_keys = {_key(name.split()) for name in taken or ()}
     for needed in dict.fromkeys((min(2, len(members)), 1)):
-        best: tuple[float, int, tuple[str, ...]] | None = None
-        for key, count in held.items():
-            if count < needed or key in taken_keys:
-                continue
-            share_in = count / len(members)
-            share_out = sum(key in p for p in outside) / max(len(outside), 1)
-            candidate = (round(share_in * (share_in - share_out), 6), len(key), key)
-            if best is None or candidate > best:
-                best = candidate
-        if best is not None and best[0] > 0:
-            forms = Counter(p[best[2]] for p in inside if best[2] in p)
+        scored = [
+            (round(share_in * (share_in - _share(key, outside)), 6), len(key), key)
+            for key, count in held.items()
+            if count >= needed and key not in taken_keys
+            for share_in in [count / len(members)]
+        ]
+        if scored and (best := max(scored))[0] > 0:
+            chosen = _more_specific(best, scored)
+            forms = Counter(p[chosen] for p in inside if chosen in p)
             return _as_name(forms.most_common(1)[0][0])
     return ""
+
+
+def _share(key: tuple[str, ...], texts: list[set[tuple[str, ...]]]) -> float:
+    return sum(key in p for p in texts) / max(len(texts), 1)
+
+
+SPECIFIC = 0.8  # a longer phrase holding the best one names the theme when it scores this share
+
+
+def _more_specific(
+    best: tuple[float, int, tuple[str, ...]], scored: list[tuple[float, int, tuple[str, ...]]]
+) -> tuple[str, ...]:
+    """The best phrase, or a longer one holding it that scores nearly as well: "speculative
+    decoding" before "decoding", when most of the theme says it and the others do not."""
+    score, _, key = best
+    longer = [
+        s for s in scored if s[1] > len(key) and s[0] >= SPECIFIC * score and _holds(s[2], key)
+    ]
+    return max(longer)[2] if longer else key
+
+
+def _holds(longer: tuple[str, ...], key: tuple[str, ...]) -> bool:
+    n = len(key)
+    return any(longer[i : i + n] == key for i in range(len(longer) - n + 1))
 
 
 def _as_name(phrase: str) -> str:
@@ -238,11 +263,13 @@ def _as_name(phrase: str) -> str:
 
 
 def contains_phrase(name: str, texts: list[str]) -> bool:
-    """Whether the name, as its words are matched, occurs in one of the texts."""
+    """Whether the name, as its words are matched, occurs in one of the texts (an acronym the
+    text defines read as either of its names)."""
     wanted = _key(split_words(name, WordStyle.ASCII_JOINED))
     if not wanted:
         return False
-    for text in texts:
+    variants = (fold_acronyms(text, spelled) for text in texts for spelled in (False, True))
+    for text in variants:
         words = _key(split_words(text, WordStyle.ASCII_JOINED))
         n = len(wanted)
         if any(tuple(words[i : i + n]) == wanted for i in range(len(words) - n + 1)):

@@ -69,6 +69,30 @@ def prose_sentences(text: str) -> list[str]:
 
 
 _CLAUSE_MARKS = re.compile(r"[.,;:!?()\[\]\"]")
+_DEFINED = re.compile(r"\s*\((?P<acronym>[A-Z][A-Za-z]{1,7}?)s?\)")
+
+
+def fold_acronyms(text: str, spelled: bool = False) -> str:
+    """Where the text defines an acronym, one name in place of both: the acronym ("the key-value
+    (KV) cache" reads "the KV cache", "Large Language Models (LLMs)" reads "LLMs"), or with
+    `spelled` the words it stands for ("the key-value cache")."""
+    out, last = [], 0
+    for match in _DEFINED.finditer(text):
+        acronym = match["acronym"]
+        letters = [c.lower() for c in acronym if c.isupper()] or [acronym[0].lower()]
+        words = list(re.finditer(r"[A-Za-z][A-Za-z0-9]*", text[last : match.start()]))
+        named = words[-len(letters) :] if len(words) >= len(letters) else []
+        if named and [w[0][0].lower() for w in named] == letters:
+            words_at = named[0].start()
+            plural = match[0].rstrip(")").endswith("s") and not acronym.endswith("s")
+            short = acronym + ("s" if plural else "")
+            out.append(
+                text[last : match.start()] if spelled else text[last : last + words_at] + short
+            )
+        else:
+            out.append(text[last : match.end()])
+        last = match.end()
+    return "".join(out) + text[last:]
 
 
 def split_clauses(text: str) -> list[str]:

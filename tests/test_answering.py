@@ -309,12 +309,19 @@ def test_a_sentence_calling_a_model_a_gpu_or_a_gpu_a_model_is_not_its_source() -
 
 
 def test_what_improvement_or_a_long_noun_phrase_asks_for_a_quantity() -> None:
-    from frontier.synthesize.answering import asked_kinds
+    from frontier.synthesize.answering import asked_kinds, lacks_asked_kind
 
     assert "quantity" in asked_kinds("What throughput improvement does the system report?")
     assert "quantity" in asked_kinds("What default KV-cache block size does the engine use?")
     assert asked_units("What latency reduction does early exit give?")
     assert "quantity" not in asked_kinds("What scheduling policy does the engine use?")
+    # a metric after "what" asks for its value: a sentence without a number does not answer it
+    question = "What accuracy does the quantizer lose at W4A4 on the 7B model?"
+    assert asked_kinds(question) == ["quantity"]
+    assert lacks_asked_kind(question, "The quantizer calibrates weights and activations.")
+    assert not lacks_asked_kind(question, "At W4A4 it loses 1.2 points of average accuracy.")
+    assert "quantity" in asked_kinds("What is the end-to-end throughput of the engine?")
+    assert "quantity" not in asked_kinds("What bounds the optimal throughput?")
 
 
 def test_a_heading_without_a_number_run_into_a_sentence_is_cut_off() -> None:

@@ -278,6 +278,11 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
             r"|\bwhat (?:[\w-]+ ){0,3}(?:size|fraction|share|percentage|ratio|speed-?up|bandwidth|"
             r"precision|length|rank|threshold|latency|cost|number|improvement|gain|reduction"
             r"|slowdown|overhead|savings?)s?\b|\bby how\b|\bat what\b"
+            # a metric right after "what" ("what accuracy does it lose"), not "what bounds the
+            # throughput", which asks for a cause
+            r"|\bwhat (?:(?:is|are|was|were) (?:the |its |their )?)?(?:[\w]+-[\w-]+ )?"
+            r"(?:accuracy|perplexity|throughput|goodput|speed|score|error|rate|footprint"
+            r"|utili[sz]ation|capacity)s?\b"
             r"|\bbeyond which\b",
             re.IGNORECASE,
         ),

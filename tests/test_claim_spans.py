@@ -259,6 +259,28 @@ def test_a_baseline_named_away_from_its_value_is_still_found() -> None:
     assert [b.text for b in propose(lead_in)[1].baselines] == ["prior kernels"]
 
 
+def test_listed_values_over_as_many_listed_baselines_are_paired_in_order() -> None:
+    """'1.2× and 1.4× over the paged kernels of Blaze and Ember': each value has its own
+    baseline, as "respectively" would say; modifiers of one head noun stay one baseline."""
+    listed = (
+        "It raises throughput by up to 1.2× and 1.4× over the paged kernels of Blaze and Ember."
+    )
+    assert [[b.text for b in p.baselines] for p in propose(listed)] == [
+        ["the paged kernels of Blaze"],
+        ["Ember"],
+    ]
+    three = "It is 2×, 3× and 5× faster than Helix, Quill and Orca."
+    assert [[b.text for b in p.baselines] for p in propose(three)] == [
+        ["Helix"],
+        ["Quill"],
+        ["Orca"],
+    ]
+    one_head = "It serves 4.1× and 3.2× more load than Helix's TP-only and hybrid-parallel setups."
+    assert {b.text for p in propose(one_head) for b in p.baselines} == {
+        "Helix's TP-only and hybrid-parallel setups"
+    }
+
+
 def test_a_result_inside_the_paper_is_a_headline_only_when_nothing_else_is() -> None:
     """A variant against the paper's own system, or a setting such as a memory size, gives way
     to a result against the outside world."""

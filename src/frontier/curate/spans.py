@@ -198,6 +198,7 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
     _inherit_from_parallel(sentence, proposals)
     _inherit_lead_in(sentence, proposals)
     _pair_respectively(sentence, proposals)
+    _pair_listed_baselines(sentence, proposals)
     for proposal in proposals:
         _orient(proposal)
         proposal.tasks = _task(sentence, proposal)
@@ -281,6 +282,71 @@ def _pair_respectively(sentence: str, proposals: list[Proposal]) -> None:
         if len(names) == len(proposals):
             for proposal, name in zip(proposals, names, strict=True):
                 setattr(proposal, kind, [name])
+
+
+_JOINED = re.compile(r"\s*(?:,|and|,\s*and)\s*")
+_CONJUNCT_BREAK = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+
+
+def _pair_listed_baselines(sentence: str, proposals: list[Proposal]) -> None:
+    """'by up to 1.18× and 1.23× over the kernels of FlashAttention-2 and FlashInfer': values
+    joined in a list that share one baseline listing as many systems are paired with them in
+    order, as "respectively" would say."""
+    for run in _joined_runs(sentence, proposals):
+        shared = run[0].baselines
+        if not shared or any(p.baselines != shared for p in run):
+            continue
+        parts = [part for span in _listed(sentence, shared) for part in _conjuncts(span)]
+        if len(parts) == len(run) and not _shares_a_head(parts):
+            for proposal, part in zip(run, parts, strict=True):
+                proposal.baselines, proposal.open_baselines = [part], 1
+
+
+def _joined_runs(sentence: str, proposals: list[Proposal]) -> list[list[Proposal]]:
+    """The runs of two or more values of one unit that the sentence lists together."""
+    runs: list[list[Proposal]] = []
+    for before, proposal in zip([None, *proposals], proposals, strict=False):
+        between = sentence[before.value.end : proposal.value.start] if before else ""
+        if before and before.unit == proposal.unit and _JOINED.fullmatch(between):
+            runs[-1].append(proposal)
+        else:
+            runs.append([proposal])
+    return [run for run in runs if len(run) >= 2]
+
+
+def _listed(sentence: str, baselines: list[Span]) -> list[Span]:
+    """The first baseline with those the sentence lists beside it ('Helix, Quill and Orca' may
+    come as 'Helix' and 'Quill and Orca'), in reading order."""
+    spans = sorted(baselines, key=lambda b: b.start)
+    chain = [spans[0]]
+    for span in spans[1:]:
+        if _JOINED.fullmatch(sentence[chain[-1].end : span.start]):
+            chain.append(span)
+        else:
+            break
+    return chain if baselines[0] in chain else [baselines[0]]
+
+
+def _shares_a_head(parts: list[Span]) -> bool:
+    """'vLLM's TP-only and hybrid-parallel configurations': modifiers of one noun that only the
+    last part says; no part alone names its baseline."""
+    words = [_POSSESSIVE.sub("", part.text).split() for part in parts]
+    return len(words[-1]) > 1 and all(len(w) == 1 for w in words[:-1])
+
+
+_POSSESSIVE = re.compile(r"^\S+['’]s\s+")
+
+
+def _conjuncts(span: Span) -> list[Span]:
+    """The parts of a listed phrase ('A, B and C'), each by its own offsets."""
+    parts, start = [], 0
+    for match in _CONJUNCT_BREAK.finditer(span.text):
+        parts.append((start, match.start()))
+        start = match.end()
+    parts.append((start, len(span.text)))
+    return [
+        Span(span.text[a:b], span.start + a, span.start + b) for a, b in parts if span.text[a:b]
+    ]
 
 
 _SHARE_OF = re.compile(r"\s+of\s+")

@@ -6,6 +6,7 @@ ask or "never" (code's answer every time); "auto" is the default."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -32,6 +33,8 @@ class ModelGate:
     skipped: int = 0
     outcomes: list[bool] = field(default_factory=list)
     stopped: tuple[int, int] = (0, 0)  # failed of last calls when it first went without asking
+    pending: int = 0  # calls admitted and not yet settled
+    _settled: asyncio.Condition = field(default_factory=asyncio.Condition, repr=False)
 
     def window(self) -> list[bool]:
         """The step's last WINDOW checked replies: this run's, then the stored ones."""
@@ -58,6 +61,30 @@ class ModelGate:
 
     def checked(self, passed: bool) -> None:
         self.outcomes.append(passed)
+
+    async def admits(self) -> bool:
+        """`asks`, decided once the calls in flight can no longer change the answer: a run
+        asks no more calls than it needs to learn that the model fails."""
+        async with self._settled:
+            await self._settled.wait_for(lambda: not self._hangs_on_pending())
+            asked = self.asks()
+            self.pending += asked
+            return asked
+
+    async def settled(self, passed: bool | None) -> None:
+        """An admitted call ended: whether its reply passed the check, None without a reply."""
+        async with self._settled:
+            self.pending -= 1
+            if passed is not None:
+                self.outcomes.append(passed)
+            self._settled.notify_all()
+
+    def _hangs_on_pending(self) -> bool:
+        """Were every call in flight to fail, the step would stop asking."""
+        if self.mode != "auto" or not self.pending or self.distrusted():
+            return False
+        window = ([False] * self.pending + self.window())[:WINDOW]
+        return len(window) >= WINDOW and window.count(False) >= FAILING * len(window)
 
     def note(self) -> str:
         """The run summary's line when items went without the model, else ''."""

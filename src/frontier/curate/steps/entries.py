@@ -94,11 +94,15 @@ async def entries_step(ctx: CurationContext, papers: list[Paper]) -> None:
 
     async def work(job: _Job) -> WhatItIs:
         paper, topic, *_ = job
-        if not paper.abstract or not gate.asks():
+        if not paper.abstract or not await gate.admits():
             return WhatItIs(contribution_sentences(paper.title, paper.abstract or ""), QUOTED)
         title = ctx.settings.topic(topic).title
-        what = await what_it_is(ctx.llm, prompt, ctx.settings.field.name, title, paper)
-        gate.checked(what.by != QUOTED)
+        passed = None
+        try:
+            what = await what_it_is(ctx.llm, prompt, ctx.settings.field.name, title, paper)
+            passed = what.by != QUOTED
+        finally:
+            await gate.settled(passed)
         return what
 
     results = await ctx.bounded(jobs, work, "entries") if jobs else []

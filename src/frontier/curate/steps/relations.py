@@ -165,21 +165,24 @@ async def relations_step(ctx: CurationContext, papers: list[Paper]) -> None:
 
     async def confirm(job: tuple[Paper, NearMiss]) -> Relation | None:
         paper, ((kind, target, _, text), evidence, missing) = job
-        if not gate.asks():
+        if not await gate.admits():
             return None
-        relation, passed = await confirm_relation(
-            ctx.llm,
-            prompt,
-            ctx.settings.field.name,
-            kind,
-            target,
-            text,
-            paper.title,
-            paper.abstract or "",
-            evidence,
-            missing,
-        )
-        gate.checked(passed)
+        passed = None
+        try:
+            relation, passed = await confirm_relation(
+                ctx.llm,
+                prompt,
+                ctx.settings.field.name,
+                kind,
+                target,
+                text,
+                paper.title,
+                paper.abstract or "",
+                evidence,
+                missing,
+            )
+        finally:
+            await gate.settled(passed)
         return relation
 
     results = await ctx.bounded(jobs, confirm, "relations") if jobs else []

@@ -275,6 +275,8 @@ def test_listed_values_over_as_many_listed_baselines_are_paired_in_order() -> No
         ["Quill"],
         ["Orca"],
     ]
+    bullet = "It is 1.3× faster than Ember • We also port it to a second GPU."
+    assert [b.text for b in propose(bullet)[0].baselines] == ["Ember"]  # a list item ends it
     one_head = "It serves 4.1× and 3.2× more load than Helix's TP-only and hybrid-parallel setups."
     assert {b.text for p in propose(one_head) for b in p.baselines} == {
         "Helix's TP-only and hybrid-parallel setups"

@@ -254,6 +254,13 @@ def test_a_contribution_naming_its_subject_only_by_pointing_back_brings_the_sent
     text = contribution_sentences("A Survey of Draft-Then-Verify Decoding", abstract)
     assert text.startswith("Unlike token-by-token decoding, draft-then-verify decoding emits")
     assert text.endswith("of this fast-growing decoding family.")
+    # an abstract without a title opens with what stands for one: not quoted twice
+    opening = "Cache eviction drops tokens that later turn out to hold the answer."
+    untitled = f"{opening} We address this failure with an abstaining reader."
+    assert (
+        contribution_sentences(opening, untitled)
+        == "We address this failure with an abstaining reader."
+    )
     # the paper pointing at itself names nothing it needs a sentence before for
     alone = "In this paper, we propose BlockCache, an allocator of fixed-size cache blocks."
     assert contribution_sentences("BlockCache", f"Serving needs memory. {alone}") == (

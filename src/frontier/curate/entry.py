@@ -67,7 +67,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-16"
+CHECK_VERSION = "entry-check-17"
 # a contribution naming what it is about by pointing back: "to alleviate this bottleneck", "an
 # overview of this promising decoding paradigm", "to this end"; not the paper pointing at itself,
 # nor "such" before anything but a problem ("such heterogeneous requests" describes them)
@@ -149,16 +149,22 @@ def contribution_sentences(title: str, abstract: str) -> str:
                 and not restates_title(sentence, title)
                 and not propose(sentence)
             ):
-                return _with_explanation(_stated(sentence, sentences, i), sentences, i)
+                return _with_explanation(_stated(sentence, sentences, i, title), sentences, i)
     return ""
 
 
-def _stated(sentence: str, sentences: list[str], i: int) -> str:
+def _stated(sentence: str, sentences: list[str], i: int, title: str) -> str:
     """The contribution without its lead-in; or, when it points back at what it names ("to
     alleviate this bottleneck, we ..."), the sentence before and the contribution as written:
-    read alone, "this bottleneck" would name nothing, and the pair stays a quote."""
+    read alone, "this bottleneck" would name nothing, and the pair stays a quote. Not when the
+    sentence before is the title again (an abstract without one opens with what stands for it)."""
     before = sentences[i - 1] if i else ""
-    if before and _POINTS_BACK.search(sentence) and len(before) + len(sentence) <= REFERENT_CHARS:
+    if (
+        before
+        and _POINTS_BACK.search(sentence)
+        and len(before) + len(sentence) <= REFERENT_CHARS
+        and not restates_title(before, title)
+    ):
         return f"{before} {sentence}"
     return _capitalised(_LEAD_IN.sub("", sentence))
 

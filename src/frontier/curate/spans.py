@@ -106,7 +106,7 @@ _COMPARE = re.compile(
 )
 _LIST_INTRO = re.compile(r",?\s*(?:such as|e\.g\.,?|including|like|namely)\s+", re.IGNORECASE)
 _BASELINE_STOP = re.compile(
-    r"[,;:()\[\]]|\.(?:\s|$)|\s(?:while|with|at|on|in|for|when|under|across|using|without|by|"
+    r"[,;:()\[\]•◦▪]|\.(?:\s|$)|\s(?:while|with|at|on|in|for|when|under|across|using|without|by|"
     r"which|that|respectively|thus|making|and achieves|and reduces|and improves|and increases|"
     r"where|whereas|if|because|so|to|through|such as|e\.g\.,?|including|namely|achieving|"
     r"reaching|resulting|leading|yielding|showing|making|enabling|providing|delivering|"

@@ -84,6 +84,10 @@ def test_a_numbered_heading_run_into_its_first_sentence_is_cut_off() -> None:
     assert without_heading("16 GPUs are used. We run") == "16 GPUs are used. We run"
     assert without_heading("2 Preliminaries.") == "2 Preliminaries."
     assert without_heading("3 Table 3 shows a 2.4× speed-up.") == "Table 3 shows a 2.4× speed-up."
+    # a footnote's mark run into its sentence
+    note = "1 It is notable that, by data, we often refer to the weights of the network."
+    assert without_heading(note) == note[2:]
+    assert without_heading("2 GPUs share one cache.") == "2 GPUs share one cache."
     assert without_heading("8 Figure-level gains") == "8 Figure-level gains"
     units = page_units("7 Conclusion We introduce a kernel that fuses prefill and decode.")
     assert units == ["We introduce a kernel that fuses prefill and decode."]

@@ -128,7 +128,12 @@ _UNNUMBERED_HEADING = re.compile(
 # "... per process.2 5.1.1 Pre-reserving virtual memory."
 _TRAILING_HEADING = re.compile(r"(?<=[.!?])\d{0,2}\s+\d+(?:\.\d+)+\.?\s+[A-Z][^.!?]{0,80}[.!?]?$")
 # a footnote mark or a section number left before the sentence: "3 Table 3 shows that ..."
-_STRAY_NUMBER = re.compile(r"^\d{1,2}\s+(?=(?:Table|Tab\.|Figure|Fig\.)\s*\d)")
+# a page number or a footnote's mark the page's lines ran into a sentence: "1 Table 2 …", "1 It
+# is notable that …" (a sentence of prose never opens with a bare number before such a word)
+_STRAY_NUMBER = re.compile(
+    r"^\d{1,2}\s+(?=(?:Table|Tab\.|Figure|Fig\.)\s*\d|(?:It|The|We|This|These|Our|In|For|See"
+    r"|Note|Code|Here|Such|Also|All|Available|Unlike|Although|However)\s)"
+)
 _REFERENCE = re.compile(
     r"^\[\d+\]\s|\bIn Proceedings\b|\barXiv preprint\b|\bpp\. \d"
     r"|\bProc\. of\b|\bURL\s|https?://|\bdoi:"

@@ -46,15 +46,22 @@ class CliResult:
         return json.loads(self.out)
 
 
+FRONTIER = [sys.executable, "-m", "frontier"]
+
+
+def cli_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a test runs frontier in: wide and plain output, plus `env`."""
+    return {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
+
+
 def run_cli(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 600
 ) -> CliResult:
     """Run `python -m frontier ARGS` for real and capture what a user would see."""
-    full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
     proc = subprocess.run(
-        [sys.executable, "-m", "frontier", *args],
+        [*FRONTIER, *args],
         cwd=cwd,
-        env=full_env,
+        env=cli_env(env),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -76,17 +83,12 @@ def run_clis_at_once(
 ) -> list[CliResult]:
     """Run several `python -m frontier ARGS` at the same time, each in a process of its own, and
     capture what each shows, as `run_cli` does for one; the results come in the order given."""
-    full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
     with contextlib.ExitStack() as stack:
         running = []
         for args in commands:
             out, err = (stack.enter_context(tempfile.TemporaryFile("w+")) for _ in range(2))
             proc = subprocess.Popen(
-                [sys.executable, "-m", "frontier", *args],
-                env=full_env,
-                stdout=out,
-                stderr=err,
-                text=True,
+                [*FRONTIER, *args], env=cli_env(env), stdout=out, stderr=err, text=True
             )
             stack.callback(proc.kill)  # a no-op once it has ended
             running.append((proc, out, err))

@@ -7,7 +7,6 @@ import contextlib
 import signal
 import sqlite3
 import threading
-import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,6 +14,7 @@ from typing import Any, TypeVar
 from rich.console import Console
 
 from frontier.curate.run import curate as run_curation
+from frontier.curate.run import timed
 from frontier.llm.client import LLM
 from frontier.store.runs import recorded_run
 from frontier.synthesize.conflicts import detect_conflicts
@@ -26,11 +26,10 @@ def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -
     """Run curation inside a recorded run; returns counts and per-paper failures."""
     with contextlib.closing(ws.connect()) as conn, recorded_run(conn, "curate") as run:
         ctx = run_interruptible(run_curation(ws.settings, conn, run.id, progress, use_cache))
-        started = time.perf_counter()
-        found = run_interruptible(flag_conflicts(ws, conn, run.id, use_cache))
-        ctx.counts["conflicts flagged"] = found["new"]
-        refresh_result_keys(conn, ws.settings)
-        ctx.seconds["conflicts and results"] = time.perf_counter() - started
+        with timed(ctx.seconds, "conflicts and results"):
+            found = run_interruptible(flag_conflicts(ws, conn, run.id, use_cache))
+            ctx.counts["conflicts flagged"] = found["new"]
+            refresh_result_keys(conn, ws.settings)
         failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
         run.status = "ok" if not failures else "with problems"
         run.summary = {"counts": ctx.counts, "failures": failures, "notes": ctx.notes}
@@ -39,7 +38,7 @@ def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -
         "counts": ctx.counts,
         "failures": failures,
         "notes": ctx.notes,
-        "seconds": {step: round(took, 1) for step, took in ctx.seconds.items()},
+        "seconds": ctx.seconds,
     }
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -16,6 +15,7 @@ from rich.console import Console
 from frontier.commands.curate import curate_workspace
 from frontier.commands.digest import FEED_FILE, write_digest, write_feed
 from frontier.commands.intake import ingest_run, status_data
+from frontier.curate.run import timed
 from frontier.intake.discover import plan_discovery
 from frontier.intake.expand import expand_paths, read_options
 from frontier.intake.report import EXIT_FAILED, EXIT_OK, Report
@@ -61,7 +61,7 @@ def demo(directory: Path, curate: bool, progress: Console) -> DemoOutcome:
     )
     sample = resources.files("frontier.data").joinpath(SAMPLE_CORPUS)
     seconds: dict[str, float] = {}
-    with resources.as_file(sample) as path, _stage(seconds, "ingest"):
+    with resources.as_file(sample) as path, timed(seconds, "ingest"):
         report = ingest_run(
             ws,
             "demo",
@@ -72,21 +72,12 @@ def demo(directory: Path, curate: bool, progress: Console) -> DemoOutcome:
         )
     curation = rendered = topic_page = None
     if curate:
-        with _stage(seconds, "curate"):
+        with timed(seconds, "curate"):
             curation = curate_workspace(ws, progress)
-        with _stage(seconds, "render"):
+        with timed(seconds, "render"):
             rendered = render_workspace(ws)
         topic_page = ws.kb_dir / "topics" / f"{ws.settings.topics[0].slug}.md"
     return DemoOutcome(ws, report, status_data(ws), curation, rendered, topic_page, seconds)
-
-
-@contextlib.contextmanager
-def _stage(seconds: dict[str, float], name: str) -> Iterator[None]:
-    started = time.perf_counter()
-    try:
-        yield
-    finally:
-        seconds[name] = round(time.perf_counter() - started, 1)
 
 
 def update(

@@ -9,6 +9,7 @@ import contextlib
 import dataclasses
 import sqlite3
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from rich.console import Console
@@ -59,7 +60,8 @@ async def curate(
                 if step.alongside and database_file(conn):
                     beside.append(asyncio.create_task(_alongside(ctx, step, papers)))
                 else:
-                    await _timed(ctx, step, papers)
+                    with timed(ctx.seconds, step.name):
+                        await step.run(ctx, papers)
             await asyncio.gather(*beside)
         finally:
             ctx.stopping.set()
@@ -67,12 +69,14 @@ async def curate(
     return ctx
 
 
-async def _timed(ctx: CurationContext, step: Step, papers: list[Paper]) -> None:
+@contextlib.contextmanager
+def timed(seconds: dict[str, float], name: str) -> Iterator[None]:
+    """The block's wall time in `seconds[name]`, to a tenth of a second, however it ends."""
     started = time.perf_counter()
     try:
-        await step.run(ctx, papers)
+        yield
     finally:
-        ctx.seconds[step.name] = time.perf_counter() - started
+        seconds[name] = round(time.perf_counter() - started, 1)
 
 
 async def _alongside(ctx: CurationContext, step: Step, papers: list[Paper]) -> None:
@@ -84,6 +88,7 @@ async def _alongside(ctx: CurationContext, step: Step, papers: list[Paper]) -> N
     def work() -> None:
         with contextlib.closing(connect(path)) as conn:
             own = dataclasses.replace(ctx, conn=conn, embedder=load_embedder(threads=1))
-            asyncio.run(_timed(own, step, papers))
+            with timed(own.seconds, step.name):
+                asyncio.run(step.run(own, papers))
 
     await asyncio.to_thread(work)

@@ -250,6 +250,7 @@ def _more_specific(
 
 
 def _holds(longer: tuple[str, ...], key: tuple[str, ...]) -> bool:
+    """Whether the words of `key` stand together, in order, in `longer`."""
     n = len(key)
     return any(longer[i : i + n] == key for i in range(len(longer) - n + 1))
 
@@ -269,9 +270,4 @@ def contains_phrase(name: str, texts: list[str]) -> bool:
     if not wanted:
         return False
     variants = (fold_acronyms(text, spelled) for text in texts for spelled in (False, True))
-    for text in variants:
-        words = _key(split_words(text, WordStyle.ASCII_JOINED))
-        n = len(wanted)
-        if any(tuple(words[i : i + n]) == wanted for i in range(len(words) - n + 1)):
-            return True
-    return False
+    return any(_holds(_key(split_words(text, WordStyle.ASCII_JOINED)), wanted) for text in variants)

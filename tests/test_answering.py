@@ -19,7 +19,7 @@ from frontier.synthesize.answering import (
     rank,
     without_heading,
 )
-from frontier.synthesize.ask import quote_lines
+from frontier.synthesize.ask import MISSING_KIND, quote_lines
 from frontier.synthesize.meaning import (
     ECHO,
     TAUTOLOGY,
@@ -276,6 +276,17 @@ def test_a_quotation_never_closed_is_a_fragment_and_a_quote_drops_its_reference_
         [Answering(2, "p1", 7, "It beats the record [58] by 15%, and Megatron [77].", 9.0)]
     )
     assert shown == '- "It beats the record by 15%, and Megatron." [2]'
+
+
+def test_quotes_that_hold_no_answer_of_the_kind_asked_say_so_first() -> None:
+    question = "Which GPUs was LayerSkip evaluated on?"
+    context = [Answering(1, "p1", 3, "LayerSkip speeds up decoding by up to 2.16x on CNN/DM.", 9.0)]
+    shown = quote_lines(context, question).splitlines()
+    assert shown[0] == MISSING_KIND.format(kind="an accelerator")
+    assert shown[1].startswith('- "LayerSkip speeds up')
+    answered = [*context, Answering(2, "p1", 5, "All runs use 8 A100 GPUs with 80 GB each.", 8.0)]
+    assert quote_lines(answered, question).startswith('- "LayerSkip')
+    assert quote_lines(context).startswith('- "LayerSkip')  # no question, no judgement
 
 
 def test_a_sentence_the_page_ends_inside_is_no_answer() -> None:

@@ -11,7 +11,8 @@ from pathlib import Path
 from fake_openai import FakeOpenAI, Reply
 from helpers import db, run_cli
 
-from frontier.curate.earned import SAMPLE, WINDOW
+from frontier.curate.earned import SAMPLE, WINDOW, ModelGate, ShippedRecord, shipped_records
+from frontier.llm.prompts import load_prompt
 
 SYSTEMS = [
     "Quill", "Heron", "Marten", "Lynx", "Osprey", "Kestrel", "Wren", "Finch", "Puffin", "Egret",
@@ -158,3 +159,27 @@ def test_an_entry_whose_model_call_fails_quotes_the_abstract_until_a_rerun_asks_
         assert entry_calls(server) == 2 and not again.get("failures")
     models = {r["model"] for r in db(ws).execute("SELECT model FROM entries")}
     assert models == {"fake-model"}
+
+
+def test_a_shipped_record_that_the_model_fails_spares_a_new_kb_the_learning() -> None:
+    record = ShippedRecord(checked=40, passed=2, measured_on="a curated KB")
+    fresh = ModelGate("entry", "m", "entry@2", "auto", [], "quoting the abstract")
+    fresh.shipped = record.outcomes(WINDOW)
+    assert [fresh.asks() for _ in range(SAMPLE + 3)] == [True] * SAMPLE + [False] * 3
+    assert "19 of the last 20 calls (20 of them in the record shipped for it)" in fresh.note()
+    # the KB's own replies take the record's place as they come: a model that now passes is
+    # trusted again once the KB holds a window of its own
+    own = ModelGate("entry", "m", "entry@2", "auto", [True] * WINDOW, "", record.outcomes(WINDOW))
+    assert not own.distrusted()
+    passing = ShippedRecord(checked=40, passed=30, measured_on="a curated KB")
+    assert not ModelGate("entry", "m", "v", "auto", [], "", passing.outcomes(WINDOW)).distrusted()
+
+
+def test_the_shipped_record_holds_whole_windows_for_current_prompt_versions() -> None:
+    records = shipped_records()
+    assert records, "frontier/data/model_record.jsonl is empty: run scripts/model_record.py"
+    for (step, _, version), record in records.items():
+        assert record.checked >= WINDOW and 0 <= record.passed <= record.checked
+        assert record.measured_on and version == load_prompt(step).tag, (
+            f"the shipped record of {step} is for {version}: rerun scripts/model_record.py"
+        )

@@ -2,13 +2,21 @@
 version) failed its check in most of their last calls takes code's answer without asking, says
 so once in the run summary, and still asks for a small sample each run, so that a better model
 or prompt version is noticed and trusted again. `[curate] model_steps` sets a step to "always"
-ask or "never" (code's answer every time); "auto" is the default."""
+ask or "never" (code's answer every time); "auto" is the default.
+
+A model's record is a property of the model and the prompt version, not of one KB: what was
+measured for the embedded default model is shipped (`frontier/data/model_record.jsonl`, written
+by `scripts/model_record.py` from curated KBs) and fills a step's window until the KB holds
+WINDOW checked replies of its own, so a new KB does not pay again to learn what is known."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import sqlite3
 from dataclasses import dataclass, field
+from importlib import resources
 
 from frontier.config import Settings
 from frontier.curate.context import CurationContext
@@ -17,6 +25,44 @@ from frontier.store.model_checks import checks_by_step, recent_checks, record_ch
 WINDOW = 20  # the last calls a step's trust is judged on, and the fewest that can judge it
 FAILING = 0.9  # the share of those that failed which stops the asking
 SAMPLE = 2  # calls a distrusted step still makes each run
+RECORD_FILE = "model_record.jsonl"
+
+
+@dataclass(frozen=True)
+class ShippedRecord:
+    """What was measured of one step's replies from one model and prompt version, shipped."""
+
+    checked: int
+    passed: int
+    measured_on: str
+
+    def outcomes(self, count: int) -> list[bool]:
+        """`count` outcomes in the record's shares, failures first (the window's judgement
+        depends on the counts alone)."""
+        failed = round(count * (self.checked - self.passed) / self.checked) if self.checked else 0
+        return [False] * failed + [True] * (count - failed)
+
+
+@functools.cache
+def shipped_records() -> dict[tuple[str, str, str], ShippedRecord]:
+    """The shipped record, by (step, model, prompt version)."""
+    path = resources.files("frontier.data").joinpath(RECORD_FILE)
+    if not path.is_file():
+        return {}
+    records = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            key = (row["step"], row["model"], row["prompt_version"])
+            records[key] = ShippedRecord(row["checked"], row["passed"], row["measured_on"])
+    return records
+
+
+def shipped_outcomes(step: str, model: str, prompt_version: str) -> list[bool]:
+    """WINDOW outcomes from the shipped record of this step, model and prompt version (none
+    when nothing was measured for them)."""
+    record = shipped_records().get((step, model, prompt_version))
+    return record.outcomes(WINDOW) if record else []
 
 
 @dataclass
@@ -29,16 +75,21 @@ class ModelGate:
     mode: str  # auto | always | never
     recent: list[bool]
     instead: str  # what the step does without the model ("quoting the abstract")
+    shipped: list[bool] = field(default_factory=list)  # the shipped record's outcomes, last
     asked: int = 0
     skipped: int = 0
     outcomes: list[bool] = field(default_factory=list)
-    stopped: tuple[int, int] = (0, 0)  # failed of last calls when it first went without asking
+    stopped: tuple[int, int, int] = (0, 0, 0)  # failed, of calls, of them shipped: when it stopped
     pending: int = 0  # calls admitted and not yet settled
     _settled: asyncio.Condition = field(default_factory=asyncio.Condition, repr=False)
 
     def window(self) -> list[bool]:
-        """The step's last WINDOW checked replies: this run's, then the stored ones."""
-        return (self.outcomes[::-1] + self.recent)[:WINDOW]
+        """The step's last WINDOW checked replies: this run's, then the stored ones, then the
+        shipped record's for as many as the KB lacks."""
+        return (self.outcomes[::-1] + self.recent + self.shipped)[:WINDOW]
+
+    def _from_shipped(self) -> int:
+        return max(0, min(WINDOW, len(self.window())) - len(self.outcomes) - len(self.recent))
 
     def distrusted(self) -> bool:
         if self.mode != "auto":
@@ -55,7 +106,7 @@ class ModelGate:
             return True
         if not self.skipped:
             window = self.window()
-            self.stopped = (window.count(False), len(window))
+            self.stopped = (window.count(False), len(window), self._from_shipped())
         self.skipped += 1
         return False
 
@@ -92,10 +143,11 @@ class ModelGate:
             return ""
         if self.mode == "never":
             return f"{self.step}: set to never ask the model; {self.instead} for {self.skipped}"
-        failed, calls = self.stopped
+        failed, calls, shipped = self.stopped
+        measured = f" ({shipped} of them in the record shipped for it)" if shipped else ""
         return (
             f"{self.step}: the model's replies failed the check in {failed} of the last {calls} "
-            f"calls; {self.instead} without asking it for {self.skipped} "
+            f"calls{measured}; {self.instead} without asking it for {self.skipped} "
             f"(asked for {self.asked} this run)"
         )
 
@@ -106,7 +158,8 @@ async def open_gate(
     model = await ctx.llm.model_name()
     mode = ctx.settings.curate.model_steps.get(step, "auto")
     recent = recent_checks(ctx.conn, step, model, prompt_version, WINDOW)
-    return ModelGate(step, model, prompt_version, mode, recent, instead)
+    shipped = shipped_outcomes(step, model, prompt_version)
+    return ModelGate(step, model, prompt_version, mode, recent, instead, shipped)
 
 
 def close_gate(ctx: CurationContext, gate: ModelGate) -> None:
@@ -126,8 +179,11 @@ def trust_report(conn: sqlite3.Connection, settings: Settings) -> list[dict[str,
     for row in checks_by_step(conn):
         step, model, version = str(row["step"]), str(row["model"]), str(row["prompt_version"])
         mode = settings.curate.model_steps.get(step, "auto")
-        gate = ModelGate(
-            step, model, version, mode, recent_checks(conn, step, model, version, WINDOW), ""
-        )
-        rows.append(row | {"mode": mode, "asks": "sample only" if gate.distrusted() else "yes"})
+        recent = recent_checks(conn, step, model, version, WINDOW)
+        shipped = shipped_outcomes(step, model, version)
+        gate = ModelGate(step, model, version, mode, recent, "", shipped)
+        asks = "sample only" if gate.distrusted() else "yes"
+        if gate.distrusted() and len(recent) < WINDOW and shipped:
+            asks += " (with the record shipped for this model)"
+        rows.append(row | {"mode": mode, "asks": asks})
     return rows

@@ -24,6 +24,7 @@ from frontier.synthesize.answering import (
     best_answering,
     candidates,
     is_read_row,
+    lacks_asked_kind,
     rank,
 )
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
@@ -51,6 +52,7 @@ ANSWER_TOKENS = 200
 EMBEDDED_BUNDLE_TOKENS = 2500  # prompt tokens the embedded model reads in about 10 s on 2 cores
 QUOTED_SHARE = 0.8  # of a written sentence's words in one shown quote: it says the quote again
 QUOTE_REPEAT = "says again a source sentence shown above it"
+MISSING_KIND = "The sources' closest sentences hold no answer of the kind asked ({kind}):"
 
 
 @dataclass
@@ -313,7 +315,7 @@ async def stream_answer(
 
 def at_deadline(question: str, bundle: Bundle, answering: list[Answering], tag: str) -> Answer:
     """The answer of a model that did not finish in time: what code found, none of its text."""
-    check = check_citations(quote_lines(answering), bundle.numbers())
+    check = check_citations(quote_lines(answering, question), bundle.numbers())
     return Answer(
         question,
         check.text,
@@ -342,14 +344,27 @@ def _messages(
     )
 
 
-def quote_lines(answering: list[Answering]) -> str:
+def quote_lines(answering: list[Answering], question: str = "") -> str:
     """The answering sentences as shown: each quoted (a table's row as read) and cited. The
-    paper's own reference marks ("[58]") are left out: the answer's [n] name its sources."""
-    lines = []
+    paper's own reference marks ("[58]") are left out: the answer's [n] name its sources.
+    When none holds the accelerator, number or model the `question` asks for, a first line
+    says so: the closest sentences are then context, not the answer."""
+    lines = [missing_kind_line(question, answering)] if question else []
     for a in answering:
         text = without_reference_marks(a.text)
         lines.append(f"- {text} [{a.number}]" if is_read_row(text) else f'- "{text}" [{a.number}]')
-    return "\n".join(lines)
+    return "\n".join(filter(None, lines))
+
+
+def missing_kind_line(question: str, answering: list[Answering]) -> str:
+    """A line saying the answering sentences hold no answer of the kind the question asks for
+    (an accelerator, a number, a model), when none of them does; else ""."""
+    if not answering:
+        return ""
+    missing = {lacks_asked_kind(question, a.text) for a in answering}
+    if "" in missing:
+        return ""
+    return MISSING_KIND.format(kind=missing.pop())
 
 
 # "The answer is:", "The answer to this question is:": a frame around what follows, no sentence
@@ -381,7 +396,7 @@ def _checked(
     # fault of it (its source's excerpt may lack the quote's page)
     unquoted, repeats = _without_quoted(written, answering)
     grounded = ground_answer(unquoted, bundle, question, quotes=bool(answering))
-    shown = "\n\n".join(filter(None, [quote_lines(answering), grounded.text]))
+    shown = "\n\n".join(filter(None, [quote_lines(answering, question), grounded.text]))
     check = check_citations(shown, bundle.numbers())
     made_up = check_citations(result.content, bundle.numbers()).removed
     return Answer(

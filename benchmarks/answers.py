@@ -38,11 +38,10 @@ from frontier.store.retrieval import paper_dates
 from frontier.synthesize.answering import Answering, best_answering, candidates, distinct, rank
 from frontier.synthesize.ask import (
     ASK_PASSAGES,
-    EMBEDDED_BUNDLE_TOKENS,
     Answer,
     answer_over,
-    budget_for,
     build_bundle,
+    sources_budget,
     supporting,
     widened,
     with_pages,
@@ -84,7 +83,7 @@ async def answer_each(
     done = []
     try:
         for item in questions:
-            bundle = build_bundle(conn, retriever, item["question"], budget_for(llm))
+            bundle = build_bundle(conn, retriever, item["question"], sources_budget(llm))
             started = time.perf_counter()
             answer = await answer_over(llm, field, item["question"], bundle)
             done.append((item, answer, time.perf_counter() - started))
@@ -269,10 +268,6 @@ def main() -> int:
             pairs = offline_bundles(conn, items)
             evidence_reach(items, pairs)
             answering_holds_evidence(items, pairs)
-            print(
-                f"  with the bundle the embedded model is sent ({EMBEDDED_BUNDLE_TOKENS} tokens):"
-            )
-            answering_holds_evidence(items, offline_bundles(conn, items, EMBEDDED_BUNDLE_TOKENS))
             hand_written_answers(ids, items, pairs)
             quotes_on_answer_pages(ids, items, pairs)
             if args.offline:

@@ -21,7 +21,10 @@ from frontier.synthesize.answering import (
 )
 from frontier.synthesize.ask import MISSING_KIND, quote_lines
 from frontier.synthesize.meaning import (
+    A_QUESTION,
     ECHO,
+    FRAGMENT,
+    SELF_COMPARED,
     TAUTOLOGY,
     fact_fault,
     facts_in,
@@ -106,6 +109,42 @@ def test_praise_around_the_question_s_own_words_is_an_echo() -> None:
     assert says_nothing(praise, question) == ECHO
     answer = "The router copies the KV cache of a request while it keeps decoding [1]."
     assert says_nothing(answer, question) == ""
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        # replies of the embedded model that the other checks let through
+        ("183% more expensive than 183% less efficient [3].", SELF_COMPARED),
+        ("The speedup of T5-XXL compared to T5-XXL is due to a small model [1].", SELF_COMPARED),
+        ("Block-sparse FlashAttention is 2-4x faster than FlashAttention [2].", ""),
+        ("The T5 sizes used as target and draft were 3B and 3B, respectively [3].", SELF_COMPARED),
+        ("The draft and target sizes were 60M and 11B, respectively [2].", ""),
+        # a number said again away from its comparison is no comparison with itself
+        (
+            "REST first tries a suffix of 16 tokens, setting nmax to 16, since only few cases "
+            "lead to a maximum match of more than 16 tokens.",
+            "",
+        ),
+        (
+            "Logical blocks 0 and 1 are mapped to physical blocks 7 and 1, holding four and three "
+            "tokens respectively.",
+            "",
+        ),
+    ],
+)
+def test_a_number_or_a_name_set_against_itself_says_nothing(sentence: str, reason: str) -> None:
+    assert says_nothing(sentence) == reason
+
+
+def test_a_question_or_a_sentence_whose_subject_was_cut_is_no_answer() -> None:
+    echoed = "Question: How much latency does mapping a page add per iteration in vAttention [1]?"
+    assert says_nothing(echoed) == A_QUESTION
+    assert says_nothing("Can paging alone close that gap?") == A_QUESTION
+    cut = "(2023) suggests that speculative decoding is hard to use with batched inference [7]."
+    assert says_nothing(cut) == FRAGMENT
+    whole = "Xia et al. (2023) find speculative decoding hard to use with batched inference [7]."
+    assert says_nothing(whole) == ""
 
 
 def test_a_tautology_says_one_thing_twice_with_little_else() -> None:

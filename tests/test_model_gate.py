@@ -4,6 +4,7 @@ replies pass keeps being asked."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -13,6 +14,8 @@ from helpers import db, run_cli
 
 from frontier.curate.earned import SAMPLE, WINDOW, ModelGate, ShippedRecord, shipped_records
 from frontier.llm.prompts import load_prompt
+from frontier.store.model_checks import record_checks
+from frontier.synthesize.ask import SAMPLE_EVERY, AnswerGate
 
 SYSTEMS = [
     "Quill", "Heron", "Marten", "Lynx", "Osprey", "Kestrel", "Wren", "Finch", "Puffin", "Egret",
@@ -60,6 +63,14 @@ def entry_replies(what_it_is: str) -> FakeOpenAI:
     return FakeOpenAI(respond)
 
 
+def kb_of(tmp_path: Path, names: list[str], name: str) -> Path:
+    """A new KB holding the papers of these systems."""
+    ws = tmp_path / "kb"
+    assert run_cli("init", str(ws)).code == 0
+    ingest(ws, papers(names, 1), name)
+    return ws
+
+
 def entry_calls(server: FakeOpenAI) -> int:
     return sum("entries for a knowledge base" in json.dumps(r["messages"]) for r in server.requests)
 
@@ -72,9 +83,7 @@ def curate(ws: Path, server: FakeOpenAI) -> dict[str, object]:
 
 
 def test_a_failing_model_is_asked_only_for_a_sample_once_it_has_failed(tmp_path: Path) -> None:
-    ws = tmp_path / "kb"
-    assert run_cli("init", str(ws)).code == 0
-    ingest(ws, papers(SYSTEMS[:22], 1), "first.jsonl")
+    ws = kb_of(tmp_path, SYSTEMS[:22], "first.jsonl")
     # the title again: the check refuses it, the entry quotes the abstract
     failing = "Request Scheduling for Continuous Batching, a scheduler for continuous batching."
     with entry_replies(failing) as server:
@@ -99,9 +108,7 @@ def test_a_failing_model_is_asked_only_for_a_sample_once_it_has_failed(tmp_path:
 
 
 def test_a_model_whose_replies_pass_is_asked_every_time(tmp_path: Path) -> None:
-    ws = tmp_path / "kb"
-    assert run_cli("init", str(ws)).code == 0
-    ingest(ws, papers(SYSTEMS[:22], 1), "first.jsonl")
+    ws = kb_of(tmp_path, SYSTEMS[:22], "first.jsonl")
     # an entry's sentence names the work it is about (the check refuses one that names nothing)
     passing = (
         "{system} is a request scheduler that admits requests into the running batch by expected "
@@ -134,9 +141,7 @@ def test_a_step_set_to_never_takes_codes_answer_without_a_call(tmp_path: Path) -
 def test_an_entry_whose_model_call_fails_quotes_the_abstract_until_a_rerun_asks_again(
     tmp_path: Path,
 ) -> None:
-    ws = tmp_path / "kb"
-    assert run_cli("init", str(ws)).code == 0
-    ingest(ws, papers(SYSTEMS[:2], 1), "first.jsonl")
+    ws = kb_of(tmp_path, SYSTEMS[:2], "first.jsonl")
 
     def broken(request: dict[str, object]) -> Reply:
         if "entries for a knowledge base" in json.dumps(request.get("messages", [])):
@@ -183,3 +188,54 @@ def test_the_shipped_record_holds_whole_windows_for_current_prompt_versions() ->
         assert record.measured_on and version == load_prompt(step).tag, (
             f"the shipped record of {step} is for {version}: rerun scripts/model_record.py"
         )
+
+
+def ask(ws: Path, server: FakeOpenAI, question: str) -> dict[str, object]:
+    env = {"FRONTIER_LLM__BASE_URL": server.url, "FRONTIER_LLM__BACKEND": "vllm"}
+    result = run_cli("-w", str(ws), "--no-cache", "ask", question, "--json", env=env)
+    assert result.code == 0, result.err
+    (answer,) = result.json()
+    return answer
+
+
+def test_answers_whose_written_sentences_keep_failing_are_the_sources_sentences_and_a_sample(
+    tmp_path: Path,
+) -> None:
+    ws = kb_of(tmp_path, SYSTEMS[:3], "papers.jsonl")
+    tag = load_prompt("answer").tag
+    with contextlib.closing(db(ws)) as conn:
+        record_checks(conn, "answer", "fake-model", tag, [False] * (WINDOW - 1), None)
+    question = "How does QuillSched admit requests into the running batch?"
+    # a number no source states: the check takes the sentence out, nothing the model wrote shows
+    failing = Reply(content="QuillSched admits 913 requests a second into each batch [1].")
+    with FakeOpenAI([failing]) as server:
+        learned = ask(ws, server, question)  # the twentieth failed reply
+        assert len(server.requests) == 1 and not learned["model_not_asked"], learned
+        alone = ask(ws, server, question)
+        assert len(server.requests) == 1  # no call: the sources' answering sentences alone
+        assert (
+            f"failed the check in {WINDOW} of the last {WINDOW} calls" in alone["model_not_asked"]
+        )
+        assert alone["answering_sentences"] and alone["answer"].startswith('- "')
+        assert alone["model"] == "" and alone["supported"]
+        for _ in range(SAMPLE_EVERY - 2):
+            ask(ws, server, question)
+        assert len(server.requests) == 1
+        sample = ask(ws, server, question)  # one answer in SAMPLE_EVERY still asks the model
+        assert len(server.requests) == 2 and not sample["model_not_asked"]
+        env = {"FRONTIER_LLM__BASE_URL": server.url, "FRONTIER_LLM__BACKEND": "vllm"}
+        printed = run_cli("-w", str(ws), "--no-cache", "ask", question, env=env)
+        assert len(server.requests) == 2
+    assert "the model was not asked: its answers failed the check" in printed.out
+
+
+def test_a_model_whose_answers_pass_keeps_writing_them_whatever_the_record() -> None:
+    failing = ShippedRecord(checked=40, passed=1, measured_on="a curated KB").outcomes(WINDOW)
+    passing = ModelGate("answer", "m", "answer@1", "auto", [True] * WINDOW, "", failing)
+    assert not passing.distrusted() and AnswerGate(passing, True).note() == ""
+    fresh = ModelGate("answer", "m", "answer@1", "auto", [], "", failing)
+    assert fresh.distrusted()  # a new KB starts from the record shipped for the model
+    note = AnswerGate(fresh, False).note()
+    assert "(20 of them in the record shipped for it)" in note
+    never = ModelGate("answer", "m", "answer@1", "never", [True] * WINDOW, "", [])
+    assert "model_steps sets answer to never" in AnswerGate(never, False).note()

@@ -139,3 +139,19 @@ def test_a_failing_model_ends_the_page_with_one_clear_line(
     run = db(root).execute("SELECT status FROM runs WHERE command = 'ask'").fetchone()
     assert run[0] == "failed"
     assert db(root).execute("SELECT count(*) FROM asks").fetchone()[0] == 0
+
+
+def test_a_model_not_asked_to_write_leaves_the_answering_sentences_and_says_why(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    root = copy_kb(built_kb(tmp_path_factory), tmp_path_factory.mktemp("never") / "kb")
+    never = {"FRONTIER_CURATE__MODEL_STEPS": '{"answer": "never"}'}
+    with (
+        FakeOpenAI([Reply(content=ANSWER)]) as model,
+        serving(root, env=model_env(model) | never) as base,
+    ):
+        status, _, html = ask(base, QUESTION)
+        assert status == 200 and not model.requests
+    checked = html[html.index('<div class="checked"') :]
+    assert "The model was not asked ([curate] model_steps sets answer to never)" in checked
+    assert '<ul class="answering">' in checked and "vLLM keeps the" not in checked

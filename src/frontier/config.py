@@ -127,8 +127,9 @@ class CurateSettings(_Section):
     )
     model_steps: dict[str, Literal["auto", "always", "never"]] = Field(
         default_factory=dict,
-        description="Per step (entry, relate, map): auto stops asking a model whose replies keep failing "
-        "the check (a sample still goes each run), always asks, never takes code's answer",
+        description="Per step (entry, relate, map, answer): auto stops asking a model whose replies "
+        "keep failing the check (a sample still goes each run; for ask, one answer in 10), always "
+        "asks, never takes code's answer",
     )
 
 

@@ -599,6 +599,8 @@ def print_answer(console: Console, answer: Answer, think: bool, many: bool) -> N
     plain(console, answer.text)
     if not answer.supported:
         return
+    if answer.not_asked:
+        console.print(f"[yellow]{escape(answer.not_asked)}[/]")
     if answer.deadline_passed:
         console.print(
             "[yellow]the model did not finish within llm.answer_deadline: shown are the "

@@ -22,11 +22,13 @@ from frontier.store.synthesis import select_papers
 from frontier.synthesize.ask import (
     Answer,
     answer_over,
-    budget_for,
     build_bundle,
     bundle_of_ask,
+    close_answer_gate,
+    open_answer_gate,
     prompt_for,
     save_answer,
+    sources_budget,
 )
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.deep_dives import preset_leading
@@ -115,7 +117,14 @@ async def _answer_all(
         answers = []
         # one at a time: they share the bundle, and llama-server keeps a prefix per slot, so a
         # question sent beside another would evaluate the bundle again in a slot of its own
+        mode = settings.curate.model_steps.get("answer", "auto")
         for question, think in _asked(request):
+            asked = think or request.compare_thinking
+            gate = (
+                await open_answer_gate(conn, llm, request.preset, mode, asked)
+                if bundle.sources
+                else None
+            )
             answer = await answer_over(
                 llm,
                 settings.field.name,
@@ -125,8 +134,11 @@ async def _answer_all(
                 think=think,
                 deadline=time.monotonic() + settings.llm.answer_deadline,
                 leading=leading,
+                gate=gate,
             )
             save_answer(conn, answer, run.id, request.topic or "", request.preset)
+            if gate:
+                close_answer_gate(conn, gate, answer, run.id)
             answers.append(answer)
         return answers
 
@@ -148,7 +160,7 @@ def _first_bundle(ws: Workspace, conn: sqlite3.Connection, llm: LLM, request: As
         return earlier[1]
     topic = request.topic
     query = request.questions[0] if request.questions else topic_query(ws.settings, topic)
-    return build_bundle(conn, Retriever(conn), query, budget_for(llm), topic, request.preset)
+    return build_bundle(conn, Retriever(conn), query, sources_budget(llm), topic, request.preset)
 
 
 def research_map(

@@ -91,6 +91,12 @@ class ModelGate:
     def _from_shipped(self) -> int:
         return max(0, min(WINDOW, len(self.window())) - len(self.outcomes) - len(self.recent))
 
+    def judged_on(self) -> tuple[int, int, int]:
+        """The window's failed replies, its calls, and how many of those the shipped record
+        stands in for."""
+        window = self.window()
+        return window.count(False), len(window), self._from_shipped()
+
     def distrusted(self) -> bool:
         if self.mode != "auto":
             return self.mode == "never"
@@ -105,8 +111,7 @@ class ModelGate:
             self.asked += 1
             return True
         if not self.skipped:
-            window = self.window()
-            self.stopped = (window.count(False), len(window), self._from_shipped())
+            self.stopped = self.judged_on()
         self.skipped += 1
         return False
 
@@ -143,13 +148,16 @@ class ModelGate:
             return ""
         if self.mode == "never":
             return f"{self.step}: set to never ask the model; {self.instead} for {self.skipped}"
-        failed, calls, shipped = self.stopped
-        measured = f" ({shipped} of them in the record shipped for it)" if shipped else ""
         return (
-            f"{self.step}: the model's replies failed the check in {failed} of the last {calls} "
-            f"calls{measured}; {self.instead} without asking it for {self.skipped} "
-            f"(asked for {self.asked} this run)"
+            f"{self.step}: the model's replies {failed_words(*self.stopped)}; {self.instead} "
+            f"without asking it for {self.skipped} (asked for {self.asked} this run)"
         )
+
+
+def failed_words(failed: int, calls: int, shipped: int) -> str:
+    """ "failed the check in F of the last N calls", saying how many the shipped record holds."""
+    measured = f" ({shipped} of them in the record shipped for it)" if shipped else ""
+    return f"failed the check in {failed} of the last {calls} calls{measured}"
 
 
 async def open_gate(

@@ -18,7 +18,15 @@ from frontier.mcp_server import records
 from frontier.mcp_server.reading import KBReader
 from frontier.store.browse import read_only
 from frontier.store.runs import recorded_run
-from frontier.synthesize.ask import Answer, answer_over, budget_for, build_bundle, save_answer
+from frontier.synthesize.ask import (
+    Answer,
+    answer_over,
+    build_bundle,
+    close_answer_gate,
+    open_answer_gate,
+    save_answer,
+    sources_budget,
+)
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.retrieve import Retriever
 
@@ -50,17 +58,21 @@ class Asker:
             recorded_run(conn, "ask", f"mcp: {question}"[:200]) as run,
         ):
             async with LLM(ws.settings.llm, conn, run_id=run.id, command="ask") as llm:
-                budget = budget_for(llm)
+                budget = sources_budget(llm)
                 deadline = time.monotonic() + ws.settings.llm.answer_deadline
                 bundle = await anyio.to_thread.run_sync(self._bundle, question, topic, budget)
+                mode = ws.settings.curate.model_steps.get("answer", "auto")
+                gate = await open_answer_gate(conn, llm, "", mode) if bundle.sources else None
                 try:
                     answer = await answer_over(
-                        llm, ws.settings.field.name, question, bundle, deadline=deadline
+                        llm, ws.settings.field.name, question, bundle, deadline=deadline, gate=gate
                     )
                 except LLMFailure as failure:
                     run.status, run.summary = "failed", {"error": str(failure)}
                     raise ToolError(f"the model gave no answer: {failure}") from None
             save_answer(conn, answer, run.id, topic or "", "")
+            if gate:
+                close_answer_gate(conn, gate, answer, run.id)
             run.summary = {
                 "questions": 1,
                 "supported": int(answer.supported),
@@ -89,5 +101,6 @@ def answer_record(answer: Answer) -> records.Answer:
             "removed_citations": answer.removed,
             "dropped_sentences": data["dropped_sentences"],
             "model": str(data["model"]),
+            "model_not_asked": answer.not_asked,
         }
     )

@@ -147,6 +147,11 @@ class Answer(BaseModel):
     removed_citations: list[int]
     dropped_sentences: list[DroppedSentence]
     model: str
+    model_not_asked: str = Field(
+        "",
+        description="Why the model wrote nothing (its answers keep failing the check): the "
+        "answer is then the sources' answering sentences alone.",
+    )
 
 
 class AddedItem(BaseModel):

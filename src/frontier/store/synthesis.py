@@ -155,6 +155,16 @@ def insert_ask(conn: sqlite3.Connection, run_id: int, values: dict[str, object])
     return int(cursor.lastrowid or 0)
 
 
+def asks_unwritten_since_written(conn: sqlite3.Connection, prompt_version: str) -> int:
+    """Answers of this prompt version given without a model reply since the latest with one."""
+    row = conn.execute(
+        "SELECT COUNT(*) FROM asks WHERE prompt_version = ? AND model = '' AND id > "
+        "(SELECT COALESCE(MAX(id), 0) FROM asks WHERE prompt_version = ? AND model != '')",
+        (prompt_version, prompt_version),
+    ).fetchone()
+    return int(row[0])
+
+
 def supported_ask_bundle(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, str] | None:
     """(id, bundle JSON) of a supported answer: `ask_id`'s, or the latest when it is None."""
     row = conn.execute(

@@ -10,14 +10,20 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from frontier.curate.earned import WINDOW, ModelGate, failed_words, shipped_outcomes
 from frontier.curate.support import content_stems, names_in
 from frontier.llm.client import LLM
 from frontier.llm.deadline import DeadlinePassed, before, stream_before
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import ChatResult
+from frontier.store.model_checks import recent_checks, record_checks
 from frontier.store.queries import page_texts
 from frontier.store.retrieval import chunk_texts, named_nowhere, paper_dates, triaged_papers
-from frontier.store.synthesis import insert_ask, supported_ask_bundle
+from frontier.store.synthesis import (
+    asks_unwritten_since_written,
+    insert_ask,
+    supported_ask_bundle,
+)
 from frontier.synthesize import windows
 from frontier.synthesize.answering import (
     Answering,
@@ -49,9 +55,10 @@ PRESET_PAPERS = 12
 # citations; a longer reply is cut by the check anyway, and every token costs time on a CPU
 ANSWER_SENTENCES = 3
 ANSWER_TOKENS = 200
-EMBEDDED_BUNDLE_TOKENS = 2500  # prompt tokens the embedded model reads in about 10 s on 2 cores
+EMBEDDED_BUNDLE_TOKENS = 1500  # source tokens the embedded model reads in a few seconds on 2 cores
 QUOTED_SHARE = 0.8  # of a written sentence's words in one shown quote: it says the quote again
 QUOTE_REPEAT = "says again a source sentence shown above it"
+SAMPLE_EVERY = 10  # a model whose answers keep failing the check still writes one in this many
 MISSING_KIND = "The sources' closest sentences hold no answer of the kind asked ({kind}):"
 
 
@@ -73,6 +80,8 @@ class Answer:
     seconds: float = 0.0  # the model call's wall time
     cost_usd: float = 0.0  # its tokens at the configured prices
     deadline_passed: bool = False  # the model did not finish in time: the answering sentences alone
+    model_shown: bool = False  # a sentence the model wrote passed the check and is shown
+    not_asked: str = ""  # why the model was not asked to write (its answers keep failing)
 
     def to_dict(self) -> dict[str, object]:
         usage = self.result.usage if self.result else None
@@ -104,6 +113,7 @@ class Answer:
             "usage": usage.__dict__ if usage else {},
             "thinking": self.thinking,
             "deadline_passed": self.deadline_passed,
+            "model_not_asked": self.not_asked,
             "seconds": round(self.seconds, 2),
             "cost_usd": self.cost_usd,
         }
@@ -232,16 +242,20 @@ async def answer_over(
     think: bool = False,
     deadline: float | None = None,
     leading: list[Answering] | None = None,
+    gate: AnswerGate | None = None,
 ) -> Answer:
     """Ask over a fixed bundle: the bundle comes first in the prompt so follow-ups reuse it.
     The answer leads with the `leading` sentences (a preset's, found by code) or else the
     answering sentences code ranks. Past the `deadline` (a `time.monotonic()` value) the call
-    is cancelled and the answer is those sentences alone."""
+    is cancelled and the answer is those sentences alone; so it is when the `gate` says the
+    model's answers keep failing the check."""
     if not bundle.sources:
         return Answer(question, no_support(bundle), bundle, supported=False)
     prompt = prompt_for(preset)
     answering = leading or answering_sentences(bundle, question)
-    messages = _messages(prompt, field_name, question, bundle, answering)
+    if gate and not gate.writes:
+        return without_model(question, bundle, answering, prompt.tag, gate.note())
+    messages = _messages(prompt, field_name, question, bundle.within(budget_for(llm)), answering)
     started = time.perf_counter()
     call = llm.chat(
         messages,
@@ -287,15 +301,19 @@ async def stream_answer(
     preset: str = "",
     deadline: float | None = None,
     leading: list[Answering] | None = None,
+    gate: AnswerGate | None = None,
 ) -> AsyncIterator[str | Answer]:
     """`answer_over` streamed: the text as the model writes it, then the checked Answer (past
-    the deadline, the leading or answering sentences alone)."""
+    the deadline, or when the `gate` does not ask the model, the answering sentences alone)."""
     if not bundle.sources:
         yield Answer(question, no_support(bundle), bundle, supported=False)
         return
     prompt = prompt_for(preset)
     answering = leading or answering_sentences(bundle, question)
-    messages = _messages(prompt, field_name, question, bundle, answering)
+    if gate and not gate.writes:
+        yield without_model(question, bundle, answering, prompt.tag, gate.note())
+        return
+    messages = _messages(prompt, field_name, question, bundle.within(budget_for(llm)), answering)
     purpose = f"ask:{preset or 'answer'}"
     stream = llm.chat_stream(
         messages,
@@ -315,6 +333,13 @@ async def stream_answer(
 
 def at_deadline(question: str, bundle: Bundle, answering: list[Answering], tag: str) -> Answer:
     """The answer of a model that did not finish in time: what code found, none of its text."""
+    return replace(without_model(question, bundle, answering, tag, ""), deadline_passed=True)
+
+
+def without_model(
+    question: str, bundle: Bundle, answering: list[Answering], tag: str, not_asked: str
+) -> Answer:
+    """The answer code gives alone: the answering sentences, quoted and cited."""
     check = check_citations(quote_lines(answering, question), bundle.numbers())
     return Answer(
         question,
@@ -324,8 +349,54 @@ def at_deadline(question: str, bundle: Bundle, answering: list[Answering], tag: 
         cited=check.cited,
         prompt_tag=tag,
         answering=answering,
-        deadline_passed=True,
+        not_asked=not_asked,
     )
+
+
+@dataclass
+class AnswerGate:
+    """Whether the model writes an answer over the answering sentences. An answer's reply
+    passes when a sentence of it is shown; once 90% of the last WINDOW replies of this model and
+    prompt version (or of the record shipped for it) failed, answers are code's sentences
+    alone, and one in SAMPLE_EVERY still asks the model, so a better one is noticed."""
+
+    gate: ModelGate
+    writes: bool
+
+    def note(self) -> str:
+        """Why the model did not write this answer ('' when it did)."""
+        if self.writes:
+            return ""
+        found = "shown are the sentences of the sources that answer, found without it"
+        if self.gate.mode == "never":
+            return f"the model was not asked ([curate] model_steps sets answer to never); {found}"
+        return (
+            f"the model was not asked: its answers {failed_words(*self.gate.judged_on())}; "
+            f"{found} (one answer in {SAMPLE_EVERY} still asks it)"
+        )
+
+
+async def open_answer_gate(
+    conn: sqlite3.Connection, llm: LLM, preset: str, mode: str, asked: bool = False
+) -> AnswerGate:
+    """The gate of the prompt the answer uses; `asked` when the user asked for the model
+    (reasoning on, or the two compared), which always writes."""
+    prompt = prompt_for(preset)
+    model = await llm.model_name()
+    recent = recent_checks(conn, prompt.name, model, prompt.tag, WINDOW)
+    shipped = shipped_outcomes(prompt.name, model, prompt.tag)
+    gate = ModelGate(prompt.name, model, prompt.tag, mode, recent, "", shipped)
+    sampled = mode == "auto" and asks_unwritten_since_written(conn, prompt.tag) >= SAMPLE_EVERY - 1
+    return AnswerGate(gate, asked or not gate.distrusted() or sampled)
+
+
+def close_answer_gate(
+    conn: sqlite3.Connection, gate: AnswerGate, answer: Answer, run_id: int | None
+) -> None:
+    """Record whether the model's reply passed: a sentence of it shown (no reply, no record)."""
+    if gate.writes and answer.result is not None and not answer.deadline_passed:
+        step, model, tag = gate.gate.step, gate.gate.model, gate.gate.prompt_version
+        record_checks(conn, step, model, tag, [answer.model_shown], run_id)
 
 
 def _messages(
@@ -411,6 +482,7 @@ def _checked(
         result,
         tag,
         answering=answering,
+        model_shown=bool(grounded.text.strip()),
     )
 
 
@@ -489,7 +561,13 @@ def bundle_of_ask(conn: sqlite3.Connection, ask_id: int | None) -> tuple[int, Bu
 
 
 def budget_for(llm: LLM) -> int:
-    """The bundle's tokens: what the model's window leaves, and on the embedded model no more
-    than it reads in a few seconds (the answering sentences are sought in whole pages anyway)."""
-    budget = token_budget(llm.context_size, llm.settings.max_output_tokens)
+    """The sources' tokens the model reads: what its window leaves, and on the embedded model
+    no more than it reads in a few seconds."""
+    budget = sources_budget(llm)
     return min(budget, EMBEDDED_BUNDLE_TOKENS) if llm.embedded else budget
+
+
+def sources_budget(llm: LLM) -> int:
+    """The bundle's tokens: what the model's window leaves. Code seeks the answering sentences
+    in every source's page, also of sources a slow model is not sent (`Bundle.within`)."""
+    return token_budget(llm.context_size, llm.settings.max_output_tokens)

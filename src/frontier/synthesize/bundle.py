@@ -51,6 +51,19 @@ class Bundle:
     def by_number(self, number: int) -> Source:
         return next(source for source in self.sources if source.number == number)
 
+    def within(self, budget: int) -> Bundle:
+        """The first sources that fit in `budget` tokens (at least one), numbered as here: what
+        a model that reads slowly is sent, while code seeks answers in every source's page."""
+        kept: list[Source] = []
+        used = 0
+        for source in self.sources:
+            cost = estimate_tokens(source.render()) + 2
+            if kept and used + cost > budget:
+                break
+            kept.append(source)
+            used += cost
+        return Bundle(kept, self.pages, self.unnamed)
+
     def to_list(self, with_text: bool = False) -> list[dict[str, object]]:
         """The sources as stored; `with_text` keeps the text sent (it may reach past a chunk)."""
         return [asdict(source) | ({} if with_text else {"text": None}) for source in self.sources]

@@ -60,6 +60,8 @@ HEADING = "a heading"
 AUTHORS = "an author or affiliation line"
 REFERENCE = "a reference-list entry"
 FILLER = "says nothing of its own (the question, the answer, the sources)"
+SELF_COMPARED = "sets a number or a name against itself"
+A_QUESTION = "asks a question instead of answering one"
 
 _UNIT_AFTER = re.compile(
     r"\s?(%|×|x\b|[KMGT]i?B(?:/s)?\b|[GM]bps\b|ms\b|s\b|seconds?\b|minutes?\b|hours?\b|"
@@ -414,6 +416,10 @@ def says_nothing(sentence: str, question: str = "") -> str:
             return reason
     if _is_tautology(words):
         return TAUTOLOGY
+    if _compares_a_thing_with_itself(body):
+        return SELF_COMPARED
+    if _QUESTION_LABEL.match(body) or body.rstrip(" .").endswith("?"):
+        return A_QUESTION
     if question and _echoes(body, question):
         return ECHO
     return ""
@@ -458,8 +464,12 @@ def _is_bare_list(body: str, words: list[str]) -> bool:
     return numeric >= 2 and (len(plain) <= 1 or (numeric >= 0.6 * len(tokens) and len(plain) < 4))
 
 
+_QUESTION_LABEL = re.compile(r"^\s*(?:Q|Question)\s*\d*\s*:", re.IGNORECASE)
+_CUT_SUBJECT = re.compile(r"^\s*(?:\(\s*\d{4}[a-z]?\s*\)|\)|,|et al\b)")  # "(2023) suggests …"
+
+
 def _is_fragment(body: str, words: list[str]) -> bool:
-    if len(words) < FRAGMENT_WORDS or _CAPTION.match(body):
+    if len(words) < FRAGMENT_WORDS or _CAPTION.match(body) or _CUT_SUBJECT.match(body):
         return True
     if body.count('"') % 2 or body.count("“") != body.count("”"):
         return True  # a quotation opened and never closed: a piece cut out of a passage
@@ -510,6 +520,23 @@ def _is_tautology(words: list[str]) -> bool:
     return said_once <= TAUTOLOGY_ELSE and (
         (repeated_pair and distinct_share < 0.75) or (thrice and distinct_share < 0.7)
     )
+
+
+_COMPARED = r"(?:than|compared\s+(?:to|with)|versus|vs\.?|over|against)"
+_SELF_COMPARED = re.compile(
+    # a value or a name (a word holding a capital or a digit: "3B", "183%", "T5-XXL"), a few
+    # words, a comparison, and the same value or name again
+    r"(?<![\w.-])(\d+(?:\.\d+)?\s?(?:%|×|x\b|[KMGT]?B\b|ms\b)?|[\w-]*[A-Z0-9][\w-]*)"
+    rf"(?:\s+[a-z]+){{0,3}}\s+{_COMPARED}\s+(?:[a-z]+\s+){{0,2}}\1(?![\w.-])"
+    r"|(?<![\w.-])(\d+(?:\.\d+)?\s?(?:%|×|x\b|[KMGT]?B\b|ms\b)?)\s+and\s+\2,?\s+respectively",
+)
+
+
+def _compares_a_thing_with_itself(body: str) -> bool:
+    """The same value or name on both sides of a comparison, or twice in a pair read
+    "respectively" ("183% more expensive than 183% less efficient", "the speedup of T5-XXL
+    compared to T5-XXL", "were 3B and 3B, respectively")."""
+    return bool(_SELF_COMPARED.search(body))
 
 
 def _stem(word: str) -> str:

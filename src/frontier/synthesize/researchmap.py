@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from frontier.curate.earned import WINDOW, ModelGate, shipped_outcomes
+from frontier.curate.earned import WINDOW, ModelGate, failed_words, shipped_outcomes
 from frontier.extract.chunk import estimate_tokens
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder
@@ -203,12 +203,7 @@ async def write_map(
 def _not_asked(gate: ModelGate) -> str:
     if gate.mode == "never":
         return "the model was not asked for prose: [curate] model_steps sets map to never"
-    failed, calls, shipped = gate.stopped
-    measured = f" ({shipped} of them in the record shipped for it)" if shipped else ""
-    return (
-        f"the model was not asked for prose: its replies to maps failed the check in {failed} "
-        f"of the last {calls}{measured}"
-    )
+    return f"the model was not asked for prose: its replies to maps {failed_words(*gate.stopped)}"
 
 
 def _paper_line(facts: PaperFacts) -> dict[str, Any]:

@@ -26,9 +26,11 @@ from frontier.store.runs import RunOutcome, recorded_run
 from frontier.synthesize.answering import Answering
 from frontier.synthesize.ask import (
     Answer,
-    budget_for,
     build_bundle,
+    close_answer_gate,
+    open_answer_gate,
     save_answer,
+    sources_budget,
     stream_answer,
 )
 from frontier.synthesize.bundle import Bundle
@@ -125,6 +127,8 @@ class AskPage:
                 bundle, leading = await run_in_threadpool(
                     self._bundle, query, topic, preset, question, llm
                 )
+                mode = ws.settings.curate.model_steps.get("answer", "auto")
+                gate = await open_answer_gate(conn, llm, preset, mode) if bundle.sources else None
                 yield '<p class="draft" id="draft">'
                 outcome: Answer | LLMFailure | None = None
                 try:
@@ -136,6 +140,7 @@ class AskPage:
                         preset=preset,
                         deadline=ticket.deadline,
                         leading=leading,
+                        gate=gate,
                     ):
                         if isinstance(item, Answer):
                             outcome = item
@@ -145,6 +150,8 @@ class AskPage:
                     outcome = failure
                 yield "</p>"
             yield self._finish(conn, run, outcome, topic, preset)
+            if gate and isinstance(outcome, Answer):
+                close_answer_gate(conn, gate, outcome, run.id)
 
     def _finish(
         self,
@@ -172,7 +179,9 @@ class AskPage:
         """The sources, and for a preset the sentences code leads its answer with."""
         with contextlib.closing(read_only(self.state.ws.db_path)) as conn:
             retriever = Retriever(conn, self.state.embedder.get())
-            bundle = build_bundle(conn, retriever, query, budget_for(llm), topic or None, preset)
+            bundle = build_bundle(
+                conn, retriever, query, sources_budget(llm), topic or None, preset
+            )
             return bundle, preset_leading(conn, bundle, preset, focus) if preset else None
 
     def _fragment(self, data: dict[str, object]) -> str:

@@ -136,7 +136,9 @@ def answer_data(answer: Answer) -> dict[str, Any]:
         quotes = head.splitlines()
     return {
         "answer": answer,
-        "quotes": [line.removeprefix("- ") for line in quotes],  # the answering sentences
+        # a line before the quotes says they hold no answer of the kind asked
+        "lead": " ".join(line for line in quotes if not line.startswith("- ")),
+        "quotes": [line.removeprefix("- ") for line in quotes if line.startswith("- ")],
         "said": said,  # what the model wrote that the check kept
         "sources": sources,
         "result": answer.result,

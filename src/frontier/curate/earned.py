@@ -160,14 +160,26 @@ def failed_words(failed: int, calls: int, shipped: int) -> str:
     return f"failed the check in {failed} of the last {calls} calls{measured}"
 
 
+def stored_gate(
+    conn: sqlite3.Connection,
+    step: str,
+    model: str,
+    prompt_version: str,
+    mode: str,
+    instead: str = "",
+) -> ModelGate:
+    """The gate of a step as the KB's checked replies and the shipped record leave it."""
+    recent = recent_checks(conn, step, model, prompt_version, WINDOW)
+    shipped = shipped_outcomes(step, model, prompt_version)
+    return ModelGate(step, model, prompt_version, mode, recent, instead, shipped)
+
+
 async def open_gate(
     ctx: CurationContext, step: str, prompt_version: str, instead: str
 ) -> ModelGate:
     model = await ctx.llm.model_name()
     mode = ctx.settings.curate.model_steps.get(step, "auto")
-    recent = recent_checks(ctx.conn, step, model, prompt_version, WINDOW)
-    shipped = shipped_outcomes(step, model, prompt_version)
-    return ModelGate(step, model, prompt_version, mode, recent, instead, shipped)
+    return stored_gate(ctx.conn, step, model, prompt_version, mode, instead)
 
 
 def close_gate(ctx: CurationContext, gate: ModelGate) -> None:
@@ -187,11 +199,9 @@ def trust_report(conn: sqlite3.Connection, settings: Settings) -> list[dict[str,
     for row in checks_by_step(conn):
         step, model, version = str(row["step"]), str(row["model"]), str(row["prompt_version"])
         mode = settings.curate.model_steps.get(step, "auto")
-        recent = recent_checks(conn, step, model, version, WINDOW)
-        shipped = shipped_outcomes(step, model, version)
-        gate = ModelGate(step, model, version, mode, recent, "", shipped)
+        gate = stored_gate(conn, step, model, version, mode)
         asks = "sample only" if gate.distrusted() else "yes"
-        if gate.distrusted() and len(recent) < WINDOW and shipped:
+        if gate.distrusted() and len(gate.recent) < WINDOW and gate.shipped:
             asks += " (with the record shipped for this model)"
         rows.append(row | {"mode": mode, "asks": asks})
     return rows

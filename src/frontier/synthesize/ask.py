@@ -10,13 +10,13 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from frontier.curate.earned import WINDOW, ModelGate, failed_words, shipped_outcomes
+from frontier.curate.earned import ModelGate, failed_words, stored_gate
 from frontier.curate.support import content_stems, names_in
 from frontier.llm.client import LLM
 from frontier.llm.deadline import DeadlinePassed, before, stream_before
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import ChatResult
-from frontier.store.model_checks import recent_checks, record_checks
+from frontier.store.model_checks import record_checks
 from frontier.store.queries import page_texts
 from frontier.store.retrieval import chunk_texts, named_nowhere, paper_dates, triaged_papers
 from frontier.store.synthesis import (
@@ -383,9 +383,7 @@ async def open_answer_gate(
     (reasoning on, or the two compared), which always writes."""
     prompt = prompt_for(preset)
     model = await llm.model_name()
-    recent = recent_checks(conn, prompt.name, model, prompt.tag, WINDOW)
-    shipped = shipped_outcomes(prompt.name, model, prompt.tag)
-    gate = ModelGate(prompt.name, model, prompt.tag, mode, recent, "", shipped)
+    gate = stored_gate(conn, prompt.name, model, prompt.tag, mode)
     sampled = mode == "auto" and asks_unwritten_since_written(conn, prompt.tag) >= SAMPLE_EVERY - 1
     return AnswerGate(gate, asked or not gate.distrusted() or sampled)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from frontier.curate.earned import WINDOW, ModelGate, failed_words, shipped_outcomes
+from frontier.curate.earned import ModelGate, failed_words, stored_gate
 from frontier.extract.chunk import estimate_tokens
 from frontier.llm.client import LLM
 from frontier.llm.embeddings import Embedder
@@ -20,7 +20,7 @@ from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import LLMFailure, Usage
 from frontier.model import Claim, Paper
 from frontier.store.claim_text import phrase_claim
-from frontier.store.model_checks import recent_checks, record_checks
+from frontier.store.model_checks import record_checks
 from frontier.store.retrieval import paper_dates
 from frontier.synthesize.ask import budget_for
 from frontier.synthesize.bundle import Bundle
@@ -182,15 +182,7 @@ async def write_map(
     rmap.problems = problems_by_code(facts, embedder)
     rmap.takeaways = takeaways_by_code(facts)
     model = await llm.model_name()
-    gate = ModelGate(
-        "map",
-        model,
-        prompt.tag,
-        model_mode,
-        recent_checks(conn, "map", model, prompt.tag, WINDOW),
-        "",
-        shipped_outcomes("map", model, prompt.tag),
-    )
+    gate = stored_gate(conn, "map", model, prompt.tag, model_mode)
     if gate.asks():
         reply = await _ask_prose(llm, prompt, rmap, facts, field_name, think)
         gate.checked(_add_prose(rmap, facts, reply) if reply else False)

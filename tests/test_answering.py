@@ -85,6 +85,11 @@ def test_a_numbered_heading_run_into_its_first_sentence_is_cut_off() -> None:
         without_heading("5.3 A Note on Power Consumption In evaluating our method, we compare.")
         == "In evaluating our method, we compare."
     )
+    # a heading that opens with a coined name written in lower case
+    assert (
+        without_heading("5 vAttention: Design and Implementation Our primary goal is speed.")
+        == "Our primary goal is speed."
+    )
     # a sentence that opens with a number is not a heading
     assert without_heading("16 GPUs are used. We run") == "16 GPUs are used. We run"
     assert without_heading("2 Preliminaries.") == "2 Preliminaries."
@@ -326,6 +331,21 @@ def test_quotes_that_hold_no_answer_of_the_kind_asked_say_so_first() -> None:
     answered = [*context, Answering(2, "p1", 5, "All runs use 8 A100 GPUs with 80 GB each.", 8.0)]
     assert quote_lines(answered, question).startswith('- "LayerSkip')
     assert quote_lines(context).startswith('- "LayerSkip')  # no question, no judgement
+
+
+def test_quotes_about_another_system_than_the_one_asked_about_say_so_first() -> None:
+    from frontier.synthesize.ask import MISSING_SUBJECT
+    from frontier.synthesize.bundle import Bundle, Source
+
+    question = "What speed-up does Medusa get over autoregressive decoding on GPUs?"
+    other = [Answering(1, "p1", 3, "EAGLE keeps a 2.4× speed-up over autoregressive decoding.", 9)]
+    shown = quote_lines(other, question).splitlines()
+    assert shown[0] == MISSING_SUBJECT.format(names="Medusa")
+    named = [*other, Answering(2, "p2", 5, "Medusa-2 reaches a 2.8× speed-up on Vicuna.", 8.0)]
+    assert quote_lines(named, question).startswith('- "EAGLE')
+    # a sentence of the paper whose title names the system is about it
+    bundle = Bundle([Source(1, "p1", "Medusa: Simple LLM Inference Acceleration", "", (3,), "")])
+    assert quote_lines(other, question, bundle).startswith('- "EAGLE')
 
 
 def test_a_sentence_the_page_ends_inside_is_no_answer() -> None:
@@ -641,3 +661,36 @@ def test_a_line_ending_in_a_list_of_citations_is_prose_not_a_table_row() -> None
     assert not any(is_read_row(u) and "parallel decoding" in u for u in units)
     assert any(u.startswith("To overcome this") and u.endswith("training.") for u in units)
     assert "Table 1 row, OPT-13B: 1.2, 3.4, 5.6" in units
+
+
+def test_an_algorithms_listing_read_as_one_line_is_no_answer() -> None:
+    listing = (
+        "1: Input: Context s, datastore D, maximum suffix length nmax 2: Initialize n ← nmax "
+        "3: Initialize S ← ∅ 4: while S = ∅ do 5: q ← suffix(s, n) 6: n ← n − 1."
+    )
+    assert not is_answer_like(listing)
+    assert is_answer_like("We set nmax as 16 in our experiments, as few matches are longer.")
+
+
+def test_a_pointer_to_a_later_section_or_an_artifact_ranks_below_the_answer() -> None:
+    question = "How does the engine keep the KV cache of one request in one place?"
+    pointer = "We first introduce how the engine keeps the KV cache of one request in §3.2.1."
+    artifact = "This artifact includes the scripts that measure the KV cache of each request."
+    stating = (
+        "The engine keeps the KV cache of a request in one virtual range, mapping physical "
+        "pages into it on demand."
+    )
+    ranked = rank(question, _candidates([pointer, artifact, stating]), shipped_similarity())
+    assert ranked[0].text == stating
+    assert ranked[0].score - ranked[1].score > 1.0, "each loses what pointing costs"
+
+
+def test_a_unit_written_onto_a_number_or_a_name_after_the_verb_is_given_not_asked() -> None:
+    from frontier.synthesize.answering import asked_kinds
+
+    question = "What magnitude threshold does LLM.int8() use to pick the outliers kept in 16-bit?"
+    assert asked_kinds(question)[0] == "quantity" and "model" not in asked_kinds(question)
+    assert not asked_units(question)
+    assert asked_units("How many bits does each outlier weight cost?")
+    assert "model" in asked_kinds("Which draft model gave the largest speed-up?")
+    assert asked_kinds("What is the longest suffix it tries to match first?") == ["quantity"]

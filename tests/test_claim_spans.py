@@ -259,6 +259,27 @@ def test_a_baseline_named_away_from_its_value_is_still_found() -> None:
     assert [b.text for b in propose(lead_in)[1].baselines] == ["prior kernels"]
 
 
+def test_a_baseline_said_without_a_comparison_word_is_found() -> None:
+    """A lead-in 'when comparing with X' (not X's authors), the setting a change starts from,
+    and the other side of a contrast (whose own value has no baseline)."""
+    leading = (
+        "When comparing with DraftCheck Lee et al. (2024) on the shared tasks, we are faster on "
+        "news (1.7× vs. 1.4×) and slower on dialogue (1.2× vs. 1.3×)."
+    )
+    assert {b.text for p in propose(leading) for b in p.baselines} == {"DraftCheck"}
+    moved = (
+        "Running the 3-bit model on 2 GPUs cuts latency from 600 milliseconds for FP16 inference "
+        "(on 8 GPUs) to 140 milliseconds, a 4.3× latency reduction."
+    )
+    assert [b.text for b in propose(moved)[-1].baselines] == ["FP16 inference"]
+    contrast = (
+        "We reach 20.5ms/token with int8 weights at batch 32, while we reach 31.0ms/token with "
+        "bfloat16 weights."
+    )
+    first, second = propose(contrast)
+    assert [b.text for b in first.baselines] == ["bfloat16 weights"] and not second.baselines
+
+
 def test_listed_values_over_as_many_listed_baselines_are_paired_in_order() -> None:
     """'1.2× and 1.4× over the paged kernels of Blaze and Ember': each value has its own
     baseline, as "respectively" would say; modifiers of one head noun stay one baseline."""

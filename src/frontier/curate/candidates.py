@@ -66,7 +66,7 @@ def find_candidates(
         sentences = (
             s
             for part in text.split("\n")
-            for s in split_sentences(fold_space(part), SentenceStarts.CLAIM)
+            for s in split_sentences(fold_space(part), SentenceStarts.CLAIM, abbreviations=True)
         )
         for sentence in sentences:
             if not 30 <= len(sentence) <= 400:

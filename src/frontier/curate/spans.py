@@ -98,7 +98,7 @@ _NOT_MODIFIER = {
 _WEAK_HEAD = re.compile(
     r"(?:computation|inference|decoding|generation|prefill|training)$", re.IGNORECASE
 )
-_COMPARED_TO = r"compared (?:to|with|against)|in comparison (?:to|with)|relative to"
+_COMPARED_TO = r"compar(?:ed|ing) (?:to|with|against)|in comparison (?:to|with)|relative to"
 _COMPARE = re.compile(
     rf"\b(?:{_COMPARED_TO}|versus|vs\.?|against|than|over|instead of|on top of|"
     r"outperform(?:s|ed|ing)?|beats?)\s+",
@@ -113,7 +113,9 @@ _BASELINE_STOP = re.compile(
     r"maintaining|staying|keeping|in terms of|can|could|may|might|will|would|should|does|do|"
     r"did|has|had)\s|\s(?:and|or)\s+(?=(?:up to |about |~|≈)?\d)|\s(?:and|or)\s(?:is|are|was|were|can|has|have|"
     r"achieves?|reduces?|improves?|increases?|yields?|outperforms?|provides?|enables?|shows?|"
-    r"runs?|uses?|scales?|supports?)\b",
+    r"runs?|uses?|scales?|supports?)\b"
+    # an author citation after the name it cites: "Draft & Verify Zhang et al. (2023)"
+    r"|\s(?=[A-Z][\w-]+(?:\s(?:and|&)\s[A-Z][\w-]+)?\set\sal\.)",
     re.IGNORECASE,
 )
 # "higher than that of the local cache", "faster than those achieved using the TCP protocol":
@@ -390,9 +392,14 @@ def _inherit_from_parallel(sentence: str, proposals: list[Proposal]) -> None:
             _share(after, proposal)
     for i, proposal in enumerate(proposals):
         before = [p for p in proposals[:i] if p.unit == proposal.unit and p.metrics]
+        # the other side of a contrast is what the value before it is set against, not a value
+        # against the same baseline
+        against = bool(before) and _contrasted(sentence, before[-1].value, proposal.value)
         if before and not proposal.metrics:
-            _share(before[-1], proposal)
-        elif before and not proposal.baselines and _same_metric(before[-1], proposal):
+            _share(before[-1], proposal, baseline=not against)
+        elif (
+            before and not proposal.baselines and _same_metric(before[-1], proposal) and not against
+        ):
             proposal.baselines = list(before[-1].baselines)
             proposal.open_baselines = before[-1].open_baselines
 
@@ -425,10 +432,10 @@ def _same_metric(one: Proposal, other: Proposal) -> bool:
     return one.metrics[0].text.lower() == other.metrics[0].text.lower()
 
 
-def _share(source: Proposal, proposal: Proposal) -> None:
+def _share(source: Proposal, proposal: Proposal, baseline: bool = True) -> None:
     if not proposal.metrics:
         proposal.metrics, proposal.open_metrics = list(source.metrics), source.open_metrics
-    if not proposal.baselines:
+    if baseline and not proposal.baselines:
         proposal.baselines, proposal.open_baselines = list(source.baselines), source.open_baselines
     if not proposal.direction:
         proposal.direction, proposal.direction_cue = source.direction, source.direction_cue
@@ -686,13 +693,51 @@ def _baselines(sentence: str, value: Span, clause: Span) -> list[Span]:
         found.extend(b for b in (listed, span) if b is not None and _names_a_baseline(b.text))
         if cue.start() >= clause.end:
             break
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(found)) or _set_against(sentence, value)
+
+
+# "reduces latency from 589 milliseconds for FP16 inference (on 8 GPUs) to 130 milliseconds, a
+# 4.5× latency reduction": the setting the first number was measured in
+_FROM_TO = re.compile(
+    r"\bfrom\s+[\d.,]+\s*[^\s\d]*\s+(?:for|with|using|under|in)\s+(?P<setting>[^,;()]+?)"
+    r"\s*(?:\([^)]*\)\s*)?\bto\s+[\d.,]+",
+    re.IGNORECASE,
+)
+# "we achieve 28.5ms/token with int8 weights …, while we achieve 36.9ms/token with bfloat16
+# weights": the other number's setting
+_CONTRAST = re.compile(
+    r"\b(?:while|whereas)\b[^.;]*?\d[\d.,]*\s*\S*\s+(?:with|using|for|under)\s+", re.IGNORECASE
+)
+
+
+def _contrasted(sentence: str, first: Span, second: Span) -> bool:
+    """A contrast ('…, while we achieve M with B') opens between the two values."""
+    found = _CONTRAST.search(sentence, first.end)
+    return found is not None and found.start() < second.start
+
+
+def _set_against(sentence: str, value: Span) -> list[Span]:
+    """A baseline said without a comparison cue: the setting a change starts from ('from N for
+    X to M'), or the other side of a contrast ('N with A, while M with B')."""
+    moved = _FROM_TO.search(sentence)
+    if moved and value.start >= moved.end("setting") and not _overlaps(value, _span_of(moved)):
+        span = _phrase(sentence, moved.start("setting"))
+        return [span] if span is not None and _names_a_baseline(span.text) else []
+    contrast = _CONTRAST.search(sentence)
+    if contrast and value.end <= contrast.start():
+        span = _phrase(sentence, contrast.end())
+        return [span] if span is not None and _names_a_baseline(span.text) else []
+    return []
+
+
+def _span_of(found: re.Match[str]) -> Span:
+    return Span(found.group(), found.start(), found.end())
 
 
 # "Compared to vLLM, we achieve 2.6× ... and 3.7× ...": a cue that opens the sentence holds
 # for every value in it
 _LEADING_COMPARE = re.compile(
-    r"^\s*(?:(?:the|its|our)\s+(?:improvements?|speed-?ups?|gains?|advantages?|benefits?)\s+of\s+"
+    r"^\s*(?:when\s+)?(?:(?:the|its|our)\s+(?:improvements?|speed-?ups?|gains?|advantages?|benefits?)\s+of\s+"
     rf"[\w.-]+(?:\s+[\w.-]+)?\s+)?((?:{_COMPARED_TO}|over|against)\s)",
     re.IGNORECASE,
 )
@@ -727,7 +772,7 @@ _BASELINE_WORD = any_word(
     r"dense|uncompressed|full|previous|conventional|traditional|default|static|sequential|"
     r"non-\w+|without \w+|works?|techniques?|frameworks?|counterparts?|designs?|policy|versions?|"
     r"variants?|formulations?|protocols?|configurations?|caches?|caching|"
-    r"policies|algorithms?|fp16|bf16|fp32|int8|round-robin|[\w]+-only|batch(?:es|ing)?|prefill(?:ing)?"
+    r"policies|algorithms?|fp16|bf16|fp32|fp8|int8|int4|bfloat16|float16|float32|round-robin|[\w]+-only|batch(?:es|ing)?|prefill(?:ing)?"
 )
 _DETERMINER = re.compile(r"^(?:the|a|an|its|their|our|that of|those of)\s+", re.IGNORECASE)
 

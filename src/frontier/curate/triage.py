@@ -199,6 +199,20 @@ def decide_by_embedding(
     return None
 
 
+def nearest_line_decision(sims: np.ndarray, near: list[ScopeLine]) -> Decision:
+    """The shortlist's nearest scope line decides, when the model that should choose among
+    them did not answer."""
+    best = near[0]
+    score = max(float(x) for x in sims)
+    return Decision(
+        best.destination,
+        "embedding",
+        f"nearest to {best.describe()} ({score:.2f}); the model did not answer in time",
+        best.text,
+        score,
+    )
+
+
 WORDING_WEIGHT = 0.15  # how much a scope line's own words in the abstract count beside similarity
 
 

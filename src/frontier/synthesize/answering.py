@@ -55,6 +55,8 @@ W_CAPTION = -1.9
 W_POINTER = -1.5  # points at a figure or a section for its content instead of stating it
 W_DIGITS = -0.4  # share of its tokens holding digits: a plot's axis read as a sentence
 W_LENGTH = -1.2  # per 200 characters
+W_FORMULA = -1.5  # a formula read as a sentence: its symbols say nothing without its notation
+FORMULA_SYMBOLS = 3  # relation and set symbols in a sentence past which it is a formula
 RANK_PENALTY = 0.25  # per place the sentence's source ranks below the first
 PROXIMITY_WORDS = 12
 SHOWN_MARGIN = 2.0  # a second or third sentence is shown when it scores this close to the best
@@ -109,7 +111,7 @@ _READ_ROW = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)(?:\s*\d+)? row[,:]", re.I
 _CAPTION = re.compile(r"^(?:Table|Tab\.|Figure|Fig\.)\s*\d+[.:]", re.IGNORECASE)
 _HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+[A-Z][\w -]{0,60}$")
 _LEADING_HEADING = re.compile(
-    r"^(?:\d+(?:\.\d+){0,3}\.?|[A-Z]\.\d+(?:\.\d+)*)\s+[A-Z][^.!?]{2,80}?\s+"
+    r"^(?:\d+(?:\.\d+){0,3}\.?|[A-Z]\.\d+(?:\.\d+)*)\s+(?:[A-Z]|[a-z]+[A-Z])[^.!?]{2,80}?\s+"
     r"(?=(?:We|In|The|This|These|Our|To|For|As|An?|Since|While|When|Given|Here|Unlike|Although"
     r"|However|Previous|Prior|Most|Many|Existing|Recent|Despite|Because|One|Consider|Let|Figure"
     r"|Table|First|Finally|Next|Each|After|Before|Once|If|With|By|At|On|Using|Following)\s)"
@@ -157,12 +159,28 @@ _HEADING_JOINERS = frozenset({"and", "of", "for", "the", "in", "on", "with", "to
 CHAIN_WORDS = 14  # words from the start within which a second section number makes a chain
 HEADING_WORDS = 12  # a numbered run of at most this many words with no verb is a heading
 _TABLE_HEAD = re.compile(r"[↑↓]")
+_FORMULA = re.compile(r"[=∑∏∫∼≤≥∈∀∃→|]|:=")
+# two pieces of text glued where a column or a page broke: a sentence's end, then the lower-case
+# middle of another ("See § 5.1 for details. reduction or latency improvement depends on …")
+_GLUED = re.compile(
+    r"\b(?!(?:etc|resp|approx|incl|cf|vs|al|fig|figs|eq|eqs|sec|ch|no|vol|pp|ref|refs|viz|ca)\.)"
+    r"[a-z]{3,}\.\s+[a-z]{3,}\b"
+)
+# an algorithm's listing read as one line: numbered steps ("2: Initialize n ← nmax 3: …")
+_PSEUDOCODE = re.compile(r"←|(?:(?:^|\s)\d{1,2}:\s+\S+.*){3}|\bend (?:for|while|if|procedure)\b")
 _POINTER = re.compile(
     r"^(?:Figure|Fig\.|Table|Tab\.|Section|§)\s*\d+(?:\.\d+)*\s+(?:depicts|shows|illustrates"
     r"|presents|summari[sz]es|describes|compares|lists|gives|plots|details|reports)\b"
     r"|\b(?:as|which) (?:we|is|are) (?:show|shown|describe|described|detail|detailed|discuss"
     r"|discussed|explain|explained) (?:in|below)\b|\bin the (?:subsequent|following|next)"
-    r" (?:sub)?sections?\b|\bwe(?:'ll| will) (?:briefly )?(?:examine|describe|discuss|present)\b",
+    r" (?:sub)?sections?\b|\bwe(?:'ll| will) (?:briefly )?(?:examine|describe|discuss|present)\b"
+    r"|\bwe (?:first |then |next |now |further )?(?:introduce|describe|present|discuss|detail"
+    r"|explain|elaborate on|evaluate)\b[^.]*\b(?:in|at) (?:§|Sections?\s|Sec\.\s?)\d",
+    re.IGNORECASE,
+)
+# an artifact appendix describes the package that reproduces the paper, not what the paper found
+_ARTIFACT = re.compile(
+    r"\b(?:this|the|our) artifacts?\b|\bartifact (?:appendix|evaluation|description|check-list)\b",
     re.IGNORECASE,
 )
 _AFFILIATION = re.compile(
@@ -222,7 +240,7 @@ _UNITS_ASKED: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
         re.compile(
             r"\bhow much (?:\w+[- ]){0,2}(?:memory|space|storage|bandwidth)\b|\bbandwidth\b"
-            r"|\bbits?\b|\bbytes?\b",
+            r"|(?<!\d-)(?<!\d )\b(?:bits?|bytes?)\b",
             re.IGNORECASE,
         ),
         _AMOUNT,
@@ -264,12 +282,14 @@ _MECHANISM = any_word(
     r"by|we|uses?|using|applies|apply|instead|policy|predict|decides?|reserv|select|"
     r"through|via|when|each|then"
 )
+# up to three words after "which" / "what" that do not cross the question's verb
+_NOT_A_VERB = r"(?:(?!(?:does|do|did|is|are|was|were|can|could|should|would|will)\b)\w+\W+){0,3}?"
 # what a question asks for, and what a sentence answering it holds
 _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
     (
         "hardware",
         re.compile(
-            r"\b(?:which|what)\W+(?:\w+\W+){0,3}?(?:gpus?|hardware|accelerators?|devices?|tpus?"
+            rf"\b(?:which|what)\W+{_NOT_A_VERB}(?:gpus?|hardware|accelerators?|devices?|tpus?"
             r"|clusters?|machines?|nodes?|testbed|platform|cpus?)\b|\bhardware\b"
             r"|\b(?:evaluated|run|ran|deployed|tested|measured|conducted) on\b|\bon what\b",
             re.IGNORECASE,
@@ -288,7 +308,9 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
             r"|\bwhat (?:(?:is|are|was|were) (?:the |its |their )?)?(?:[\w]+-[\w-]+ )?"
             r"(?:accuracy|perplexity|throughput|goodput|speed|score|error|rate|footprint"
             r"|utili[sz]ation|capacity)s?\b"
-            r"|\bbeyond which\b",
+            r"|\bbeyond which\b"
+            r"|\bwhat (?:is|are|was|were) the (?:longest|shortest|largest|smallest|maximum|minimum"
+            r"|max|min)\b",
             re.IGNORECASE,
         ),
         _QUANTITY,
@@ -296,7 +318,7 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
     (
         "model",
         re.compile(
-            r"\b(?:which|what)\W+(?:\w+\W+){0,3}?(?:llms?|models?|sizes?|backbones?)\b",
+            rf"\b(?:which|what)\W+{_NOT_A_VERB}(?:llms?|models?|sizes?|backbones?)\b",
             re.IGNORECASE,
         ),
         _MODEL,
@@ -647,7 +669,7 @@ def is_answer_like(sentence: str) -> bool:
         return False
     if body.endswith("?") or _TITLE_BLOCK.search(body) or len(_TABLE_HEAD.findall(body)) >= 2:
         return False  # a question asks, a title block names, a table's head labels: none answers
-    if is_heading_run(body):
+    if is_heading_run(body) or _PSEUDOCODE.search(body) or _GLUED.search(body):
         return False
     if is_read_row(body):
         return True
@@ -686,7 +708,7 @@ class _Features:
         wanted = {word[:5] for word in content_words(question)}
         premise = premise_words(question)
         self.asked = asked_kinds(question)
-        self.subjects = {name.lower() for name in names_in(question) if len(name) > 2}
+        self.subjects = {_subject(name) for name in names_in(question) if len(name) > 2}
         self.question_stems = content_stems(question)
         self.question_numbers = frozenset(find_numbers(question, NumberShape.DECIMAL))
         self.units = asked_units(question)
@@ -733,9 +755,10 @@ class _Features:
             + W_SETUP * (not self.superlative and bool(_SETUP.search(text)))
             + W_SUPERLATIVE * (self.superlative and bool(_SUPERLATIVE.search(text)))
             + W_CAPTION * bool(_CAPTION.match(text))
-            + W_POINTER * bool(_POINTER.search(text))
+            + W_POINTER * bool(_POINTER.search(text) or _ARTIFACT.search(text))
             + W_DIGITS * sum(bool(_DIGIT_TOKEN.search(t)) for t in tokens) / max(1, len(tokens))
             + W_LENGTH * len(text) / 200
+            + W_FORMULA * (len(_FORMULA.findall(text)) >= FORMULA_SYMBOLS)
             - RANK_PENALTY * (candidate.number - 1)
         )
         if not content_stems(_POINTER.sub("", text)) - self.question_stems:
@@ -774,6 +797,13 @@ class _Features:
             if 0 <= i < len(self.found) and self.found[i].number == number
         ]
         return max(around, default=0.0)
+
+
+def _subject(name: str) -> str:
+    """A name as the question writes its subject, without a possessive ("Mooncake's") or a
+    count before an accelerator ("8xA800", whose pages write "8×A800" or "8 A800 GPUs")."""
+    bare = re.sub(r"['’]s$", "", name.lower())
+    return re.sub(r"^\d*[x×](?=[a-z]+\d)", "", bare)
 
 
 def premise_words(question: str) -> set[str]:

@@ -60,6 +60,7 @@ QUOTED_SHARE = 0.8  # of a written sentence's words in one shown quote: it says 
 QUOTE_REPEAT = "says again a source sentence shown above it"
 SAMPLE_EVERY = 10  # a model whose answers keep failing the check still writes one in this many
 MISSING_KIND = "The sources' closest sentences hold no answer of the kind asked ({kind}):"
+MISSING_SUBJECT = "None of the sources' closest sentences is about {names}; they are the nearest:"
 
 
 @dataclass
@@ -172,6 +173,16 @@ def coined_names(question: str) -> list[str]:
 
 
 _COINED = re.compile(r"[a-z]-?[A-Z]")
+
+
+def subject_names(question: str) -> list[str]:
+    """The names a question is about: coined ("vLLM") or capitalised ("Medusa"), not an acronym
+    of the field ("GPUs", "KV")."""
+    names = {re.sub(r"['’]s$", "", name) for name in names_in(question)}
+    return sorted(n for n in names if len(n) >= COINED_CHARS and not _ACRONYM.fullmatch(n))
+
+
+_ACRONYM = re.compile(r"[A-Z\d-]+s?")
 
 
 def no_support(bundle: Bundle) -> str:
@@ -340,7 +351,7 @@ def without_model(
     question: str, bundle: Bundle, answering: list[Answering], tag: str, not_asked: str
 ) -> Answer:
     """The answer code gives alone: the answering sentences, quoted and cited."""
-    check = check_citations(quote_lines(answering, question), bundle.numbers())
+    check = check_citations(quote_lines(answering, question, bundle), bundle.numbers())
     return Answer(
         question,
         check.text,
@@ -413,16 +424,38 @@ def _messages(
     )
 
 
-def quote_lines(answering: list[Answering], question: str = "") -> str:
+def quote_lines(
+    answering: list[Answering], question: str = "", bundle: Bundle | None = None
+) -> str:
     """The answering sentences as shown: each quoted (a table's row as read) and cited. The
     paper's own reference marks ("[58]") are left out: the answer's [n] name its sources.
-    When none holds the accelerator, number or model the `question` asks for, a first line
-    says so: the closest sentences are then context, not the answer."""
-    lines = [missing_kind_line(question, answering)] if question else []
+    When none is about the system the `question` names (in its words or its paper's title), or
+    none holds the accelerator, number or model it asks for, a first line says so: the closest
+    sentences are then context, not the answer."""
+    lead = missing_subject_line(question, answering, bundle) if question else ""
+    lines = [lead or missing_kind_line(question, answering)] if question else []
     for a in answering:
         text = without_reference_marks(a.text)
         lines.append(f"- {text} [{a.number}]" if is_read_row(text) else f'- "{text}" [{a.number}]')
     return "\n".join(filter(None, lines))
+
+
+def missing_subject_line(
+    question: str, answering: list[Answering], bundle: Bundle | None = None
+) -> str:
+    """A line saying no answering sentence is about the system the question names ("What
+    speed-up does Medusa get?" answered by sentences on EAGLE), when none names it and no
+    paper they come from has it in its title; else ""."""
+    names = subject_names(question)
+    if not answering or not names:
+        return ""
+
+    def names_it(name: str, a: Answering) -> bool:
+        title = bundle.by_number(a.number).title if bundle and a.number in bundle.numbers() else ""
+        return name.lower() in f"{a.text} {title}".lower()
+
+    missing = [n for n in names if not any(names_it(n, a) for a in answering)]
+    return MISSING_SUBJECT.format(names=" or ".join(missing)) if missing == names else ""
 
 
 def missing_kind_line(question: str, answering: list[Answering]) -> str:
@@ -465,7 +498,7 @@ def _checked(
     # fault of it (its source's excerpt may lack the quote's page)
     unquoted, repeats = _without_quoted(written, answering)
     grounded = ground_answer(unquoted, bundle, question, quotes=bool(answering))
-    shown = "\n\n".join(filter(None, [quote_lines(answering, question), grounded.text]))
+    shown = "\n\n".join(filter(None, [quote_lines(answering, question, bundle), grounded.text]))
     check = check_citations(shown, bundle.numbers())
     made_up = check_citations(result.content, bundle.numbers()).removed
     return Answer(

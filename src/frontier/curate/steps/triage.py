@@ -16,6 +16,7 @@ from frontier.curate.triage import (
     decide_by_llm,
     filed_under,
     hinted_topic,
+    nearest_line_decision,
     shortlist,
 )
 from frontier.llm.prompts import load_prompt
@@ -26,6 +27,9 @@ from frontier.store import curation as store
 
 def _gap_vectors(ctx: CurationContext, gaps: list[Gap]) -> np.ndarray:
     return ctx.embed([gap.text for gap in gaps])
+
+
+UNDECIDED = ":model-timed-out"  # ends the key of a decision the model is to make next run
 
 
 def triage_scope_key(settings: Settings, prompt_tag: str) -> str:
@@ -85,8 +89,14 @@ async def triage_step(ctx: CurationContext, papers: list[Paper]) -> None:
         )
 
     results = await ctx.bounded(ambiguous, judge, "triage")
-    for (paper, key, _, _), result in zip(ambiguous, results, strict=True):
-        if isinstance(result, LLMFailure):
+    for (paper, key, near, _), result in zip(ambiguous, results, strict=True):
+        if isinstance(result, LLMFailure) and result.kind == "timeout":
+            # a model too loaded to answer in time: the nearest scope line decides for now, and
+            # the key marks the decision for the model to make on the next run
+            ctx.bump("triage:nearest line, the model timed out")
+            fallback = nearest_line_decision(ctx.line_vectors @ ctx.vectors[paper.id], near)
+            _save_decision(ctx, paper, f"{key}{UNDECIDED}", fallback, gaps, gap_vectors)
+        elif isinstance(result, LLMFailure):
             ctx.failures.append((paper.id, "triage", str(result)))
         else:
             _save_decision(ctx, paper, key, result, gaps, gap_vectors)

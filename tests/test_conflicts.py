@@ -94,7 +94,13 @@ def test_disagreeing_claims_are_flagged_once_with_quotes_pages_and_later_papers(
         env = {"FRONTIER_LLM__BASE_URL": server.url, "FRONTIER_LLM__BACKEND": "vllm"}
         first = run_cli("-w", str(ws), "conflicts", "detect", "--json", env=env)
         assert first.code == 0, first.err
-        assert first.json() == {"pairs": 2, "new": 2, "labelled": 2, "label failures": 0}
+        assert first.json() == {
+            "pairs": 2,
+            "new": 2,
+            "labelled": 2,
+            "label failures": 0,
+            "withdrawn": 0,
+        }
         calls = len(server.requests)
         again = run_cli("-w", str(ws), "conflicts", "detect", "--json", env=env)
         assert again.json()["new"] == 0 and len(server.requests) == calls
@@ -135,7 +141,13 @@ def test_curation_pairs_only_claims_not_paired_before_and_refreshes_later_measur
             run_id = start_run(conn, "curate", "")
             return asyncio.run(flag_conflicts(workspace, conn, run_id))
 
-        assert detect() == {"pairs": 1, "new": 1, "labelled": 1, "label failures": 0}
+        assert detect() == {
+            "pairs": 1,
+            "new": 1,
+            "labelled": 1,
+            "label failures": 0,
+            "withdrawn": 0,
+        }
         assert (
             conn.execute("SELECT COUNT(*) FROM claims WHERE conflicts_seen = 0").fetchone()[0] == 0
         )
@@ -147,9 +159,46 @@ def test_curation_pairs_only_claims_not_paired_before_and_refreshes_later_measur
                 "quote, verified, at) VALUES (?, 'throughput', ?, ?, '×', 'higher', ?, ?, 1, '')",
                 tuple(later_claim[k] for k in ("paper_id", "value", "value_text", "page", "quote")),
             )
-        assert detect() == {"pairs": 2, "new": 1, "labelled": 1, "label failures": 0}
+        assert detect() == {
+            "pairs": 2,
+            "new": 1,
+            "labelled": 1,
+            "label failures": 0,
+            "withdrawn": 0,
+        }
         assert len(server.requests) == calls + 1
     rows = conn.execute("SELECT paper_a, paper_b, later FROM conflict_claims").fetchall()
     pairs = {(r["paper_a"], r["paper_b"]): json.loads(r["later"]) for r in rows}
     assert set(pairs) == {("2301.00001", "2306.00002"), ("2306.00002", "2402.00004")}
     assert [item["paper_id"] for item in pairs[("2301.00001", "2306.00002")]] == ["2402.00004"]
+
+
+def test_a_conflict_whose_claims_no_longer_disagree_is_withdrawn_not_lost(tmp_path: Path) -> None:
+    ws = build(tmp_path)
+    with FakeOpenAI([Reply(content=LABEL)]) as server:
+        env = {"FRONTIER_LLM__BASE_URL": server.url, "FRONTIER_LLM__BACKEND": "vllm"}
+        assert run_cli("-w", str(ws), "conflicts", "detect", "--json", env=env).code == 0
+        conn = db(ws)
+        with conn:  # typed again, the 24x claim is gone: both of its conflicts no longer hold
+            conn.execute("DELETE FROM claims WHERE paper_id = '2306.00002'")
+            conn.execute("UPDATE claims SET conflicts_seen = 0")
+        again = run_cli("-w", str(ws), "conflicts", "detect", "--json", env=env).json()
+    assert again["withdrawn"] == 2 and again["new"] == 0
+    statuses = [r[0] for r in db(ws).execute("SELECT status FROM conflicts")]
+    assert statuses == ["withdrawn", "withdrawn"]
+    assert run_cli("-w", str(ws), "render").code == 0
+    page = (ws / "kb" / "topics" / "serving" / "frontier.md").read_text()
+    assert "24×" not in page
+
+
+def test_a_paper_bears_on_a_conflict_when_it_measures_the_disputed_setting() -> None:
+    from frontier.curate.steps.relations import measured_conflicts
+
+    conflicts = {"4": ("conflict", "4", "serving", "throughput (7B, A100, fp16): 2.0× vs 24×")}
+    later = {4: [{"paper_id": "2402.00004", "page": 3, "quote": "We measure 3.1× on A100."}]}
+    (found,) = measured_conflicts("2402.00004", conflicts, later)
+    item, relation = found
+    assert item == conflicts["4"] and relation.kind == "conflict" and relation.target == "4"
+    assert relation.evidence == "We measure 3.1× on A100." and relation.page == 3
+    # a paper that does not measure it, whatever words it shares with the label, does not
+    assert measured_conflicts("2301.00009", conflicts, later) == []

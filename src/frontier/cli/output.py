@@ -296,7 +296,12 @@ def print_curation(console: Console, result: dict[str, Any]) -> None:
 def print_conflicts_found(console: Console, counts: dict[str, int]) -> None:
     console.print(
         f"{counts['pairs']} disagreeing claim pairs, {counts['new']} newly flagged "
-        f"({counts['label failures']} without a label from the model)."
+        f"({counts['label failures']} without a label from the model)"
+        + (
+            f"; {counts['withdrawn']} withdrawn, their claims no longer disagreeing."
+            if counts.get("withdrawn")
+            else "."
+        )
     )
 
 

@@ -29,6 +29,8 @@ def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -
         with timed(ctx.seconds, "conflicts and results"):
             found = run_interruptible(flag_conflicts(ws, conn, run.id, use_cache))
             ctx.counts["conflicts flagged"] = found["new"]
+            if found["withdrawn"]:
+                ctx.counts["conflicts withdrawn"] = found["withdrawn"]
             refresh_result_keys(conn, ws.settings)
         failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
         run.status = "ok" if not failures else "with problems"

@@ -492,7 +492,7 @@ def _values(sentence: str) -> list[tuple[Span, tuple[str, ...], str]]:
         unit = match.group("unit") or match.group("unit2") or ""
         if match.group("dollar"):
             unit = "$"
-        if not unit or _inside_name(sentence, match):
+        if not unit or _inside_name(sentence, match) or _multiplies(sentence, match, unit):
             continue
         numbers = tuple(n for n in (match.group("num"), match.group("num2")) if n)
         start = (
@@ -501,6 +501,20 @@ def _values(sentence: str) -> list[tuple[Span, tuple[str, ...], str]]:
         end = match.end()
         found.append((Span(sentence[start:end].strip(), start, end), numbers, _unit_name(unit)))
     return found
+
+
+# "8 × 312 × 10^12": a product in a formula; "8×A100 GPUs": a count of devices
+_FACTOR_AFTER = re.compile(r"\s*(?:\d|[A-Z]\w*\d)")
+_FACTOR_BEFORE = re.compile(r"[×x*]\s*$")
+
+
+def _multiplies(sentence: str, match: re.Match[str], unit: str) -> bool:
+    """The '×' after the number multiplies it by what follows (a number, or a device: '8×A100'),
+    or the number is itself a factor of a product; it states no ratio."""
+    if _unit_name(unit) != "×":
+        return False
+    before = sentence[: match.start("num")]
+    return bool(_FACTOR_AFTER.match(sentence, match.end()) or _FACTOR_BEFORE.search(before))
 
 
 def _inside_name(sentence: str, match: re.Match[str]) -> bool:

@@ -90,6 +90,23 @@ def flagged_pairs(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
     ]
 
 
+WITHDRAWN = "withdrawn"  # flagged by code from claims that no longer say it
+
+
+def withdraw_conflicts(conn: sqlite3.Connection, claim_keys: set[str]) -> int:
+    """Mark the open conflicts code flagged from these pairs as withdrawn (kept, not shown as
+    open): their claims were typed again and no longer disagree. Returns how many moved."""
+    moved = 0
+    with transaction(conn):
+        for key in sorted(claim_keys):
+            moved += conn.execute(
+                "UPDATE conflicts SET status = ? WHERE status = 'open' AND source = 'claims' "
+                "AND id = (SELECT conflict_id FROM conflict_claims WHERE claim_key = ?)",
+                (WITHDRAWN, key),
+            ).rowcount
+    return moved
+
+
 def set_later_measurements(conn: sqlite3.Connection, conflict_id: int, later: str) -> None:
     with transaction(conn):
         conn.execute(

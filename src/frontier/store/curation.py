@@ -266,6 +266,16 @@ def open_gaps(conn: sqlite3.Connection) -> list[Gap]:
     return [Gap(**dict(row)) for row in rows]
 
 
+def conflict_measurements(conn: sqlite3.Connection) -> dict[int, list[dict[str, Any]]]:
+    """Per open conflict flagged from claims, the later measurements of its disputed setting
+    (paper, page, quote), as conflict detection last listed them."""
+    rows = conn.execute(
+        "SELECT c.id, cc.later FROM conflicts c JOIN conflict_claims cc ON cc.conflict_id = c.id "
+        "WHERE c.status = 'open' ORDER BY c.id"
+    )
+    return {int(row[0]): json.loads(row[1] or "[]") for row in rows}
+
+
 def open_conflicts(conn: sqlite3.Connection) -> list[Conflict]:
     rows = conn.execute(
         "SELECT id, topic, text, status, source FROM conflicts WHERE status = 'open' ORDER BY id"

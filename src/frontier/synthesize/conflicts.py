@@ -27,10 +27,12 @@ from frontier.store.conflicts import (
     set_later_measurements,
     unpaired_claims,
     verified_claims,
+    withdraw_conflicts,
 )
 from frontier.synthesize.measurement import (
     Setting,
     comparable,
+    is_setting_unit,
     metric_family,
     setting_of,
     stated_direction,
@@ -91,7 +93,7 @@ def load_facts(conn: sqlite3.Connection) -> list[ClaimFact]:
     facts = []
     for claim in verified_claims(conn):
         family = metric_family(claim.metric, claim.quote)
-        if not family or claim.value is None:
+        if not family or claim.value is None or is_setting_unit(claim.unit):
             continue
         facts.append(
             ClaimFact(
@@ -223,13 +225,17 @@ async def detect_conflicts(
     """Flag new disagreements (labelled by the model) and refresh the later measurements of
     all; a pair already flagged is never flagged twice. Only claims not yet paired are paired
     with the others, unless `everything`; with no such claim there is nothing to do."""
-    counts = {"pairs": 0, "new": 0, "labelled": 0, "label failures": 0}
+    counts = {"pairs": 0, "new": 0, "labelled": 0, "label failures": 0, "withdrawn": 0}
     unseen = unpaired_claims(conn)
     if not unseen and not everything:
         return counts
     facts = [f for f in load_facts(conn) if f.setting.known() >= 2]  # others compare to none
     prompt = load_prompt("conflict")
     found = _with_flagged(conn, facts, find_disagreements(facts, None if everything else unseen))
+    holding = {d.key for d in found}
+    counts["withdrawn"] = withdraw_conflicts(
+        conn, {key for key, _, _ in flagged_pairs(conn)} - holding
+    )
     labels = await _labels(llm, prompt, field_name, found, conn)
     for d in found:
         counts["pairs"] += 1

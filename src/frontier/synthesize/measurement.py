@@ -50,7 +50,9 @@ _HARDWARE = re.compile(
     r"TPU\s?v?\d+\w*|Gaudi\s?\d?|CPUs?)\b",
     re.I,
 )
-_PRECISION = re.compile(r"\b(fp32|fp16|bf16|fp8|int8|int4|int3|w\d+a\d+|[2-8]-bit)\b", re.I)
+_PRECISION = re.compile(
+    r"\b(fp32|fp16|bf16|fp8|int8|int4|int3|w\d+a\d+|[2-8]-bit|[2-8] bits|16-bit|16 bits)\b", re.I
+)
 _BETTER = any_word(
     r"faster|speed-?ups?|higher throughput|improv\w*|reduc\w*|outperform\w*|lower latency|"
     r"saves?|less memory"
@@ -133,13 +135,25 @@ def size_class(text: str) -> str:
 def setting_of(quote: str) -> Setting:
     """The setting as the quote states it; the model's typed fields count only when the quote
     says them, so the quote alone decides."""
-    hardware_match = _HARDWARE.search(quote)
-    precision_match = _PRECISION.search(quote)
+    hardware = {re.sub(r"\s+", "", m.group(1)).upper() for m in _HARDWARE.finditer(quote)}
+    precision = {_precision_name(m.group(1)) for m in _PRECISION.finditer(quote)}
+    # a quote naming two (3-bit weights beside FP16 embeddings) states neither as its setting
     return Setting(
         size_class(quote),
-        re.sub(r"\s+", "", hardware_match.group(1)).upper() if hardware_match else "",
-        precision_match.group(1).lower() if precision_match else "",
+        hardware.pop() if len(hardware) == 1 else "",
+        precision.pop() if len(precision) == 1 else "",
     )
+
+
+def _precision_name(text: str) -> str:
+    """'3 bits' and '3-bit' alike; '16-bit' is fp16 unless the quote says bf16."""
+    name = re.sub(r"\s*bits?$", "-bit", text.lower())
+    return "fp16" if name == "16-bit" else name
+
+
+def is_setting_unit(unit: str) -> bool:
+    """A bit width is the precision a result was measured at, not a measure of it."""
+    return unit.strip().lower() in {"bit", "bits", "-bit"}
 
 
 def comparable(a: Setting, b: Setting) -> bool:

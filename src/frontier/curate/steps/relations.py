@@ -45,14 +45,18 @@ def relation_items(conn: sqlite3.Connection, settings: Settings) -> list[tuple[s
 
 
 # part of every paper's relations key: a change in how code finds or checks evidence redoes it
-EVIDENCE_VERSION = "evidence-13"
+EVIDENCE_VERSION = "evidence-14"
 
 
 def relations_base_key(
-    items: list[tuple[str, str, str, str]], settings: Settings, prompt_tag: str
+    items: list[tuple[str, str, str, str]],
+    settings: Settings,
+    prompt_tag: str,
+    measured: dict[int, list[dict[str, object]]] | None = None,
 ) -> str:
     return store.stable_hash(
         items,
+        sorted((measured or {}).items()),
         [e.model_dump() for e in settings.entities],
         prompt_tag,
         EVIDENCE_VERSION,
@@ -118,6 +122,30 @@ def _addressed(
     return found, near
 
 
+def measured_conflicts(
+    paper_id: str, conflicts: dict[str, TrackedItem], measured: dict[int, list[dict[str, object]]]
+) -> list[tuple[TrackedItem, Relation]]:
+    """The open conflicts whose disputed setting this paper measured later, each with the
+    paper's claim that measures it as evidence."""
+    found = []
+    for conflict_id, later in measured.items():
+        item = conflicts.get(str(conflict_id))
+        claim = next((m for m in later if m.get("paper_id") == paper_id), None)
+        if item is None or claim is None:
+            continue
+        page = claim.get("page")
+        relation = Relation(
+            "conflict",
+            item[1],
+            "",
+            str(claim.get("quote", "")),
+            "code",
+            page if isinstance(page, int) else None,
+        )
+        found.append((item, relation))
+    return found
+
+
 def _code_relation(item: TrackedItem, held: Coverage) -> Relation:
     kind, target, _, _ = item
     return Relation(kind, target, "", held.evidence, "code", held.page)
@@ -130,7 +158,11 @@ def _todo(
     stamps = Stamps(ctx.conn, "relations")
     field_words = stems_of(ctx.settings.field.name)
     spelled = acronym_expansions(ctx.settings.field.name)
-    parted = [(item, item_parts(item[3], field_words)) for item in items]
+    # a conflict's text is a label of two claims, not a question a sentence can answer: a
+    # paper bears on it when it measures the disputed setting (`measured_conflicts`)
+    parted = [(item, item_parts(item[3], field_words)) for item in items if item[0] != "conflict"]
+    conflicts = {item[1]: item for item in items if item[0] == "conflict"}
+    measured = store.conflict_measurements(ctx.conn)
     todo = []
     for paper in papers:
         topics = store.topics_of(ctx.conn, paper.id)
@@ -149,6 +181,7 @@ def _todo(
             ctx.settings.entities, paper.title, paper.abstract or "", own_text, kinds
         )
         addressed, near = _addressed(paper, topics, own_text, kinds, parted, spelled)
+        addressed += measured_conflicts(paper.id, conflicts, measured)
         todo.append(_PaperRelations(paper, topics, key, quick, found, addressed, near))
     stamps.flush()
     return todo
@@ -157,7 +190,8 @@ def _todo(
 async def relations_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("relate")
     items = relation_items(ctx.conn, ctx.settings)
-    todo = _todo(ctx, papers, items, relations_base_key(items, ctx.settings, prompt.tag))
+    measured = store.conflict_measurements(ctx.conn)
+    todo = _todo(ctx, papers, items, relations_base_key(items, ctx.settings, prompt.tag, measured))
     # the candidates of every paper go to the model together, so its slots stay busy
     jobs = [(item.paper, candidate) for item in todo for candidate in item.candidates]
 

@@ -343,3 +343,15 @@ def test_a_systems_name_is_whole_not_the_tail_of_a_hyphenated_word() -> None:
         "We introduce an efficient LLM inference scheduler, Sarathi-Serve, to address this.",
     ) == ["Sarathi-Serve"]
     assert "Self-Speculative" not in system_names("X", "We propose Self-Speculative Decoding.")
+
+
+def test_a_footnote_mark_run_onto_the_systems_name_is_dropped() -> None:
+    abstract = (
+        "Requests mix prefill and decode work. We present FuseAttn1 — a GPU kernel that runs "
+        "both in one launch. On long inputs it is 20% faster."
+    )
+    text = contribution_sentences("FuseAttn: Prefill-Decode Overlap in One Kernel", abstract)
+    assert text.startswith("We present FuseAttn — a GPU kernel")
+    # a digit the title gives the name is part of it
+    kept = contribution_sentences("Model 2: A Family", "We present Model 2, a model family.")
+    assert kept.startswith("We present Model 2")

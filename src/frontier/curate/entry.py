@@ -67,7 +67,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-17"
+CHECK_VERSION = "entry-check-18"
 # a contribution naming what it is about by pointing back: "to alleviate this bottleneck", "an
 # overview of this promising decoding paradigm", "to this end"; not the paper pointing at itself,
 # nor "such" before anything but a problem ("such heterogeneous requests" describes them)
@@ -149,8 +149,18 @@ def contribution_sentences(title: str, abstract: str) -> str:
                 and not restates_title(sentence, title)
                 and not propose(sentence)
             ):
-                return _with_explanation(_stated(sentence, sentences, i, title), sentences, i)
+                stated = _with_explanation(_stated(sentence, sentences, i, title), sentences, i)
+                return without_footnote_marks(stated, names)
     return ""
+
+
+def without_footnote_marks(text: str, names: list[str]) -> str:
+    """The system's name without the footnote mark a PDF's text runs onto it ("We present
+    POD-Attention1 —" for "POD-Attention¹"): a digit the name never has in the title."""
+    for name in names:
+        if name and not name[-1].isdigit():
+            text = re.sub(rf"(?<![\w-]){re.escape(name)}\d(?![\w.])", name, text)
+    return text
 
 
 def _stated(sentence: str, sentences: list[str], i: int, title: str) -> str:

@@ -694,3 +694,30 @@ def test_a_unit_written_onto_a_number_or_a_name_after_the_verb_is_given_not_aske
     assert asked_units("How many bits does each outlier weight cost?")
     assert "model" in asked_kinds("Which draft model gave the largest speed-up?")
     assert asked_kinds("What is the longest suffix it tries to match first?") == ["quantity"]
+
+
+def test_a_sentence_a_plot_cut_in_two_is_read_whole_and_the_plot_s_words_apart() -> None:
+    page = "\n".join(
+        [
+            "We built the benchmark by sampling 80 prompts from each of six",
+            "public datasets, including ChatSet (Lee et al.,",
+            "1 1.2 1.4 1.6 1.8 2",
+            "Dialogue",
+            "Translation",
+            "Draft-A Draft-B",
+            "Figure 5: Speed-up of each method on the",
+            "benchmark (T = 0). Runs use one GPU with",
+            "batch size 1. Details are in Appendix C.",
+            "2023), NewsSum (Kim et al., 2021), and MathQA.",
+            "The next paragraph starts here.",
+        ]
+    )
+    units = page_units(page)
+    assert (
+        "We built the benchmark by sampling 80 prompts from each of six public datasets, "
+        "including ChatSet (Lee et al., 2023), NewsSum (Kim et al., 2021), and MathQA."
+    ) in units
+    caption = next(unit for unit in units if unit.startswith("Figure 5"))
+    assert caption.endswith("Details are in Appendix C.")
+    assert not any("Dialogue" in unit for unit in units)
+    assert units[-1] == "The next paragraph starts here."

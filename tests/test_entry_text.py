@@ -355,3 +355,27 @@ def test_a_footnote_mark_run_onto_the_systems_name_is_dropped() -> None:
     # a digit the title gives the name is part of it
     kept = contribution_sentences("Model 2: A Family", "We present Model 2, a model family.")
     assert kept.startswith("We present Model 2")
+
+
+def test_a_paper_builds_on_what_its_own_work_is_built_on_not_what_a_third_party_is() -> None:
+    from frontier.curate.relations import entity_role
+
+    third = "The CUDA VMM APIs are implemented in the closed-source NVIDIA drivers, so we cannot."
+    assert entity_role("NVIDIA", third) == "concerns"
+    assert entity_role("vLLM", "We implement our allocator on top of vLLM.") == "builds on"
+    assert entity_role("vLLM", "PageKeep is built on top of vLLM's scheduler.") == "builds on"
+
+
+def test_a_vendor_is_not_listed_beside_its_own_products() -> None:
+    from frontier.curate.entry import entity_bits
+
+    relations = [
+        Relation("entity", "a100", "names NVIDIA A100", "We run on one A100 GPU."),
+        Relation("entity", "nvidia", "names NVIDIA", "The NVIDIA drivers map the memory."),
+        Relation("entity", "llama", "names Llama", "Llama models are served."),
+    ]
+    names = {"entity:a100": "NVIDIA A100", "entity:nvidia": "NVIDIA", "entity:llama": "Llama"}
+    kinds = {"entity:a100": "hardware", "entity:nvidia": "org", "entity:llama": "model"}
+    text = "; ".join(entity_bits(relations, names, set(), kinds))
+    assert "NVIDIA A100" in text and "Llama" in text
+    assert "and NVIDIA" not in text and not text.endswith("NVIDIA")

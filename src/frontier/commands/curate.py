@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 
+from frontier.curate.context import CurationContext
 from frontier.curate.run import curate as run_curation
 from frontier.curate.run import timed
 from frontier.llm.client import LLM
@@ -32,6 +33,11 @@ def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -
             if found["withdrawn"]:
                 ctx.counts["conflicts withdrawn"] = found["withdrawn"]
             refresh_result_keys(conn, ws.settings)
+        if found["new"] or found["withdrawn"]:
+            # relations and entries speak of the open conflicts: a second pass redoes what the
+            # change touched (nothing else: every step is keyed on what it read)
+            again = run_interruptible(run_curation(ws.settings, conn, run.id, progress, use_cache))
+            _add_pass(ctx, again)
         failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
         run.status = "ok" if not failures else "with problems"
         run.summary = {"counts": ctx.counts, "failures": failures, "notes": ctx.notes}
@@ -42,6 +48,16 @@ def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -
         "notes": ctx.notes,
         "seconds": ctx.seconds,
     }
+
+
+def _add_pass(ctx: CurationContext, again: CurationContext) -> None:
+    """The second pass's counts, failures, notes and times added to the first's."""
+    for key, count in again.counts.items():
+        ctx.bump(key, count)
+    ctx.failures.extend(again.failures)
+    ctx.notes.extend(note for note in again.notes if note not in ctx.notes)
+    for step, seconds in again.seconds.items():
+        ctx.seconds[step] = ctx.seconds.get(step, 0.0) + seconds
 
 
 T = TypeVar("T")

@@ -67,7 +67,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-18"
+CHECK_VERSION = "entry-check-20"
 # a contribution naming what it is about by pointing back: "to alleviate this bottleneck", "an
 # overview of this promising decoding paradigm", "to this end"; not the paper pointing at itself,
 # nor "such" before anything but a problem ("such heterogeneous requests" describes them)
@@ -242,7 +242,10 @@ def entity_bits(
         by_role.setdefault(role, [])
         if shown not in by_role[role]:
             by_role[role].append(shown)
-    return [f"{role} {_listed(by_role[role][:4])}" for role in ROLE_ORDER if role in by_role]
+    shown_all = [name for names_ in by_role.values() for name in names_]
+    for role, listed in by_role.items():  # "NVIDIA A100 and NVIDIA": the vendor says nothing more
+        by_role[role] = [n for n in listed if not any(o.startswith(f"{n} ") for o in shown_all)]
+    return [f"{role} {_listed(by_role[role][:4])}" for role in ROLE_ORDER if by_role.get(role)]
 
 
 MEASURED_ON = frozenset({"model", "hardware"})

@@ -162,9 +162,16 @@ def entity_role(shown: str, evidence: str) -> str:
         between = rf"(?:(?!{_PREPOSITIONS}\b)[\w.-]+\s+){{0,{ROLE_WORDS}}}?"
         before = rf"\b{cue}\s+{between}\(?{re.escape(alias)}(?![\w])"
         measured = role != "measured on" or bool(re.search(r"\d", evidence.replace(alias, "")))
-        if measured and re.search(before, evidence, re.IGNORECASE):
+        found = re.search(before, evidence, re.IGNORECASE) if measured else None
+        if found and (role != "builds on" or _OWN_SUBJECT.search(evidence, 0, found.start())):
             return role
     return "concerns"
+
+
+# what a sentence's work is before "built on" / "implemented in" for the paper to build on it:
+# we, our, or a coined name ("vAttention is implemented on top of vLLM"), not a third party
+# ("the CUDA VMM APIs are implemented in the NVIDIA drivers")
+_OWN_SUBJECT = re.compile(r"\b(?:[Ww]e|[Oo]ur|us)\b|\b\w*[a-z][A-Z][\w-]*")
 
 
 def written_as(name: str, evidence: str) -> str:

@@ -492,7 +492,11 @@ def page_units(text: str) -> list[str]:
     prose: list[str] = []
     table: list[str] = []
     caption = ""  # the last caption read: a table's caption stands above it or below it
-    for line in lines:
+    plot = False  # inside a plot: its axis ticks were read, its labels and caption follow
+    skip = -1  # lines up to this index were read as a plot's caption
+    for index, line in enumerate(lines):
+        if index <= skip:
+            continue
         if _is_row(line):
             if prose and not table:
                 done, unfinished = _unfinished_tail(prose_sentences(" ".join(prose)))
@@ -501,12 +505,23 @@ def page_units(text: str) -> list[str]:
             table.append(line)
             continue
         if table:
+            plot = all(_is_axis(row) for row in table)
             below = line if _CAPTION.match(line) else ""
-            units.extend(_rows(table, below or caption))
+            units.extend(_rows(table, below or caption) if not plot else [])
             table, caption = [], ""
             if below:
                 units.append(below)
+                plot = False
                 continue
+        if plot and _is_plot_label(line):
+            continue  # a legend's or an axis's words, not the sentence the plot cut in two
+        if plot and _CAPTION.match(line):
+            # the plot's caption, apart from the sentence it interrupted
+            skip = _caption_end(lines, index) if _unfinished_tail(prose)[1] else index
+            units.append(" ".join(lines[index : skip + 1]))
+            plot = False
+            continue
+        plot = False
         if _CAPTION.match(line):
             caption = line
         prose.append(line)
@@ -580,6 +595,29 @@ def without_heading_chain(sentence: str) -> str:
     if end >= len(words) or end - start < 2 or not words[end][:1].islower():
         return sentence  # no heading words, or no sentence after them
     return " ".join(words[end - 1 :])
+
+
+def _caption_end(lines: list[str], start: int) -> int:
+    """The last line of a caption that interrupts a sentence: the first line ending a sentence
+    after which the text does not open a new one (it goes on with the interrupted sentence)."""
+    for index in range(start, len(lines) - 1):
+        following = lines[index + 1].lstrip()
+        if lines[index].rstrip().endswith(".") and not following[:1].isupper():
+            return index
+    return start
+
+
+def _is_axis(line: str) -> bool:
+    """A plot's axis ticks: numbers and nothing else ("1 1.2 1.4 1.6")."""
+    return all(_is_number_cell(cell) for cell in _cells(line))
+
+
+PLOT_LABEL_WORDS = 3
+
+
+def _is_plot_label(line: str) -> bool:
+    """A plot's label or legend entry: a few words, no sentence's end."""
+    return len(line.split()) <= PLOT_LABEL_WORDS and not line.rstrip().endswith((".", ":"))
 
 
 def _is_row(line: str) -> bool:

@@ -445,14 +445,16 @@ def missing_subject_line(
 ) -> str:
     """A line saying no answering sentence is about the system the question names ("What
     speed-up does Medusa get?" answered by sentences on EAGLE), when none names it and no
-    paper they come from has it in its title; else ""."""
+    source they come from names it in its title or its text (the vLLM paper's title says
+    PagedAttention, its pages say vLLM); else ""."""
     names = subject_names(question)
     if not answering or not names:
         return ""
 
     def names_it(name: str, a: Answering) -> bool:
-        title = bundle.by_number(a.number).title if bundle and a.number in bundle.numbers() else ""
-        return name.lower() in f"{a.text} {title}".lower()
+        source = bundle.by_number(a.number) if bundle and a.number in bundle.numbers() else None
+        around = f"{source.title} {source.text}" if source else ""
+        return name.lower() in f"{a.text} {around}".lower()
 
     missing = [n for n in names if not any(names_it(n, a) for a in answering)]
     return MISSING_SUBJECT.format(names=" or ".join(missing)) if missing == names else ""

@@ -202,3 +202,25 @@ def test_a_paper_bears_on_a_conflict_when_it_measures_the_disputed_setting() -> 
     assert relation.evidence == "We measure 3.1× on A100." and relation.page == 3
     # a paper that does not measure it, whatever words it shares with the label, does not
     assert measured_conflicts("2301.00009", conflicts, later) == []
+
+
+def test_relative_values_against_different_named_baselines_are_not_set_against_each_other(
+    tmp_path: Path,
+) -> None:
+    ws = build(tmp_path)
+    conn = db(ws)
+    with conn:  # 2.0× over vLLM, 24× over a HuggingFace baseline, 3.1× against vLLM
+        for pid, baseline in (("2301.00001", "vLLM"), ("2306.00002", "the HuggingFace baseline")):
+            conn.execute("UPDATE claims SET baseline = ? WHERE paper_id = ?", (baseline, pid))
+        conn.execute("UPDATE claims SET baseline = 'vLLM' WHERE paper_id = '2402.00004'")
+    with FakeOpenAI([Reply(content=LABEL)]) as server:
+        env = {"FRONTIER_LLM__BASE_URL": server.url, "FRONTIER_LLM__BACKEND": "vllm"}
+        found = run_cli("-w", str(ws), "conflicts", "detect", "--json", env=env).json()
+        assert found["pairs"] == 0 and not server.requests
+        with conn:  # the same two values, both against vLLM: 12 times apart
+            conn.execute("UPDATE claims SET baseline = 'the vLLM' WHERE paper_id = '2306.00002'")
+            conn.execute("UPDATE claims SET conflicts_seen = 0")
+        found = run_cli("-w", str(ws), "conflicts", "detect", "--json", env=env).json()
+    assert found["new"] >= 1
+    pairs = {(r[0], r[1]) for r in db(ws).execute("SELECT paper_a, paper_b FROM conflict_claims")}
+    assert ("2301.00001", "2306.00002") in pairs

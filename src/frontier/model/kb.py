@@ -167,3 +167,4 @@ class VerifiedClaim:
     quote: str
     date: str  # the paper's published date, "" when it has none
     topic: str  # its first topic, "" when triage put it in none
+    baseline: str = ""  # what a relative value (×, %) is measured against, "" when unnamed

@@ -37,6 +37,7 @@ def verified_claims(conn: sqlite3.Connection) -> list[VerifiedClaim]:
     """Verified claims with their paper's date and first topic, oldest paper first."""
     rows = conn.execute(
         """SELECT c.id, c.paper_id, c.metric, c.value, c.value_text, c.unit, c.page, c.quote,
+                  coalesce(c.baseline, '') AS baseline,
                   coalesce(p.published, '') AS date,
                   (SELECT topic FROM triage t WHERE t.paper_id = c.paper_id AND topic != ''
                    ORDER BY topic LIMIT 1) AS topic
@@ -55,6 +56,7 @@ def verified_claims(conn: sqlite3.Connection) -> list[VerifiedClaim]:
             r["quote"],
             r["date"] or "",
             r["topic"] or "",
+            r["baseline"],
         )
         for r in rows
     ]

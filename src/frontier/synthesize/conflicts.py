@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ class ClaimFact:
     direction: str
     page: int | None
     quote: str
+    baseline: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,13 +112,36 @@ def load_facts(conn: sqlite3.Connection) -> list[ClaimFact]:
                 stated_direction(claim.quote),
                 claim.page,
                 claim.quote,
+                claim.baseline,
             )
         )
     return facts
 
 
 def _same_measure(a: ClaimFact, b: ClaimFact) -> bool:
-    return a.family == b.family and a.unit == b.unit and comparable(a.setting, b.setting)
+    return (
+        a.family == b.family
+        and a.unit == b.unit
+        and comparable(a.setting, b.setting)
+        and _same_reference(a, b)
+    )
+
+
+RELATIVE_UNITS = frozenset({"x", "%"})
+
+
+def _same_reference(a: ClaimFact, b: ClaimFact) -> bool:
+    """A relative value (2.0× over vLLM, 24× over a HuggingFace baseline) is only comparable
+    with one measured against the same thing: two named, different baselines say nothing of
+    each other. An unnamed baseline is not known to differ."""
+    if a.unit not in RELATIVE_UNITS or not a.baseline or not b.baseline:
+        return True
+    return _reference_key(a.baseline) == _reference_key(b.baseline)
+
+
+def _reference_key(baseline: str) -> str:
+    words = re.findall(r"[a-z0-9]+", baseline.lower())
+    return " ".join(w for w in words if w not in {"the", "a", "an", "of", "its", "their"})
 
 
 Bounds = tuple[float | None, float | None]  # (low, high); None: no bound on that side

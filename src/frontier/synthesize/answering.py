@@ -746,7 +746,7 @@ class _Features:
         wanted = {word[:5] for word in content_words(question)}
         premise = premise_words(question)
         self.asked = asked_kinds(question)
-        self.subjects = {_subject(name) for name in names_in(question) if len(name) > 2}
+        self.subjects = {_subject(name) for name in question_names(question) if len(name) > 2}
         self.question_stems = content_stems(question)
         self.question_numbers = frozenset(find_numbers(question, NumberShape.DECIMAL))
         self.units = asked_units(question)
@@ -837,11 +837,15 @@ class _Features:
         return max(around, default=0.0)
 
 
+def question_names(question: str) -> set[str]:
+    """The names a question gives, as written, without a possessive ("Mooncake's")."""
+    return {re.sub(r"['’]s$", "", name) for name in names_in(question)}
+
+
 def _subject(name: str) -> str:
-    """A name as the question writes its subject, without a possessive ("Mooncake's") or a
-    count before an accelerator ("8xA800", whose pages write "8×A800" or "8 A800 GPUs")."""
-    bare = re.sub(r"['’]s$", "", name.lower())
-    return re.sub(r"^\d*[x×](?=[a-z]+\d)", "", bare)
+    """A name as a page would write the question's subject: in lower case, without a count
+    before an accelerator ("8xA800", whose pages write "8×A800" or "8 A800 GPUs")."""
+    return re.sub(r"^\d*[x×](?=[a-z]+\d)", "", name.lower())
 
 
 def premise_words(question: str) -> set[str]:

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from frontier.curate.earned import ModelGate, failed_words, stored_gate
-from frontier.curate.support import content_stems, names_in
+from frontier.curate.support import content_stems
 from frontier.llm.client import LLM
 from frontier.llm.deadline import DeadlinePassed, before, stream_before
 from frontier.llm.prompts import Prompt, load_prompt
@@ -31,6 +31,7 @@ from frontier.synthesize.answering import (
     candidates,
     is_read_row,
     lacks_asked_kind,
+    question_names,
     rank,
 )
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
@@ -168,7 +169,7 @@ def coined_names(question: str) -> list[str]:
     """The coined system names of a question ("SqueezeLLM", "Sarathi-Serve", "vLLM"): a capital
     right after a lower-case letter (or after it and a hyphen); not an acronym ("GPUs"), nor a
     term written with one ("KV-cache")."""
-    names = {re.sub(r"['’]s$", "", name) for name in names_in(question)}
+    names = question_names(question)
     return sorted(name for name in names if len(name) >= COINED_CHARS and _COINED.search(name))
 
 
@@ -178,7 +179,7 @@ _COINED = re.compile(r"[a-z]-?[A-Z]")
 def subject_names(question: str) -> list[str]:
     """The names a question is about: coined ("vLLM") or capitalised ("Medusa"), not an acronym
     of the field ("GPUs", "KV")."""
-    names = {re.sub(r"['’]s$", "", name) for name in names_in(question)}
+    names = question_names(question)
     return sorted(n for n in names if len(n) >= COINED_CHARS and not _ACRONYM.fullmatch(n))
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from frontier.synthesize.measurement import (
     stated_direction,
     unit_class,
 )
+from frontier.synthesize.names import name_key, undecorated
 
 LARGE_FACTOR = 3.0
 
@@ -136,12 +136,7 @@ def _same_reference(a: ClaimFact, b: ClaimFact) -> bool:
     each other. An unnamed baseline is not known to differ."""
     if a.unit not in RELATIVE_UNITS or not a.baseline or not b.baseline:
         return True
-    return _reference_key(a.baseline) == _reference_key(b.baseline)
-
-
-def _reference_key(baseline: str) -> str:
-    words = re.findall(r"[a-z0-9]+", baseline.lower())
-    return " ".join(w for w in words if w not in {"the", "a", "an", "of", "its", "their"})
+    return name_key(undecorated(a.baseline)) == name_key(undecorated(b.baseline))
 
 
 Bounds = tuple[float | None, float | None]  # (low, high); None: no bound on that side

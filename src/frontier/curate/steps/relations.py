@@ -152,7 +152,11 @@ def _code_relation(item: TrackedItem, held: Coverage) -> Relation:
 
 
 def _todo(
-    ctx: CurationContext, papers: list[Paper], items: list[TrackedItem], base: str
+    ctx: CurationContext,
+    papers: list[Paper],
+    items: list[TrackedItem],
+    base: str,
+    measured: dict[int, list[dict[str, object]]],
 ) -> list[_PaperRelations]:
     """The papers whose relations must be redone, each with what code finds for it."""
     stamps = Stamps(ctx.conn, "relations")
@@ -162,7 +166,6 @@ def _todo(
     # paper bears on it when it measures the disputed setting (`measured_conflicts`)
     parted = [(item, item_parts(item[3], field_words)) for item in items if item[0] != "conflict"]
     conflicts = {item[1]: item for item in items if item[0] == "conflict"}
-    measured = store.conflict_measurements(ctx.conn)
     todo = []
     for paper in papers:
         topics = store.topics_of(ctx.conn, paper.id)
@@ -191,7 +194,8 @@ async def relations_step(ctx: CurationContext, papers: list[Paper]) -> None:
     prompt = load_prompt("relate")
     items = relation_items(ctx.conn, ctx.settings)
     measured = store.conflict_measurements(ctx.conn)
-    todo = _todo(ctx, papers, items, relations_base_key(items, ctx.settings, prompt.tag, measured))
+    base = relations_base_key(items, ctx.settings, prompt.tag, measured)
+    todo = _todo(ctx, papers, items, base, measured)
     # the candidates of every paper go to the model together, so its slots stay busy
     jobs = [(item.paper, candidate) for item in todo for candidate in item.candidates]
 

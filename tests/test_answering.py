@@ -721,3 +721,24 @@ def test_a_sentence_a_plot_cut_in_two_is_read_whole_and_the_plot_s_words_apart()
     assert caption.endswith("Details are in Appendix C.")
     assert not any("Dialogue" in unit for unit in units)
     assert units[-1] == "The next paragraph starts here."
+
+
+def test_what_the_source_says_of_one_item_said_of_another_fails() -> None:
+    source = (
+        "Short prompts are served best by the 4-bit kernel, while long prompts run fastest "
+        "with the 8-bit kernel because its dequantization cost is hidden behind memory reads."
+    )
+    swapped = (
+        "Short prompts are served best by the 8-bit kernel, while long prompts run fastest "
+        "with the 4-bit kernel."
+    )
+    faithful = "The 8-bit kernel is fastest for long prompts, and the 4-bit one for short ones."
+    assert fact_fault(swapped, source) == "says of one item what its source says of another"
+    assert fact_fault(faithful, source) == ""
+
+
+def test_a_sentence_stating_what_its_source_denies_with_an_adverb_drops_the_negation() -> None:
+    source = "Today's serving engines do not fully utilize the memory bandwidth of the GPU."
+    dropped = "Today's serving engines make full use of the GPU's memory bandwidth."
+    assert fact_fault(dropped, source) == "drops the negation of its source"
+    assert fact_fault("The engines leave part of the GPU's memory bandwidth unused.", source) == ""

@@ -613,6 +613,15 @@ def _plain_stem(word: str) -> str:
     return lowered[:6] if len(lowered) > 2 else ""
 
 
+def _manner_stem(word: str) -> str:
+    """A word as a negation's scope is matched: an adverb as its adjective ("do not fully
+    use" denies what "makes full use" states), but not "apply" or "family"."""
+    lowered = word.lower().strip(_MARKS)
+    if lowered.endswith("ly") and len(lowered) >= 5 and lowered[-3] not in "aeioup":
+        lowered = lowered[:-2] + ("l" if lowered.endswith("ully") else "")
+    return _plain_stem(lowered)
+
+
 def _unit_word(unit: str) -> str:
     """The class of a unit: "time" for ms and hours alike, "times" for × and x, "percent"."""
     lowered = unit.lower()
@@ -640,6 +649,8 @@ def fact_fault(
         return fault
     if _flipped(body, window) or _roles_swapped(body, window):
         return "states the opposite direction of its source"
+    if _attachments_swapped(body, window):
+        return "says of one item what its source says of another"
     negation = _negation_fault(body, window)
     if negation:
         return negation
@@ -807,7 +818,7 @@ def _negation_fault(body: str, window: str) -> str:
 def _denied_plainly(denier: str, other: str, negation: re.Pattern[str] = _NEGATORS) -> bool:
     """Most of what one negation of `denier` denies is in `other`, nowhere under a `negation`."""
     words = _words(other)
-    stems = [_plain_stem(w) for w in words]
+    stems = [_manner_stem(w) for w in words]
     for governed in _governed(denier):
         places = {g: [i for i, s in enumerate(stems) if s == g] for g in governed}
         held = [g for g in governed if places[g]]
@@ -824,7 +835,7 @@ def _governed(text: str) -> list[list[str]]:
     for match in _NEGATORS.finditer(text):
         clause = split_clauses(text[match.end() : match.end() + 80])[0]
         words = [w for w in _words(clause) if w.lower() not in _SCOPE_SKIP]
-        stems = [_plain_stem(w) for w in words[:NEGATED_WORDS]]
+        stems = [_manner_stem(w) for w in words[:NEGATED_WORDS]]
         if any(stems):
             found.append([s for s in stems if s])
     return found
@@ -920,6 +931,66 @@ def _roles_swapped(body: str, window: str) -> bool:
                 if items and items[-1] == second and first not in items:
                     return True
     return False
+
+
+# where what is said of one item ends and what is said of another begins
+_SEGMENT_END = re.compile(
+    r"[,;:()]|(?<=[.!?])\s+|\b(?:than|while|whereas|but|versus|vs\.?|unlike|instead|compared)\b",
+    re.IGNORECASE,
+)
+SWAP_MARGIN = 2  # content words by which the swapped reading must beat the sentence's own
+
+
+def _segments(text: str) -> list[list[str]]:
+    """The text's words in the stretches between clause marks and contrast words."""
+    return [found for part in _SEGMENT_END.split(text) if (found := _words(part))]
+
+
+def _compared_items(words: list[str]) -> set[str]:
+    """The words of a stretch that name a compared item: a system, a format, a setting
+    ("FP8-E4", "16-bit", "low-frequency")."""
+    return {w.lower() for w in words if _is_item(w) or ("-" in w.strip("-") and w[0].isalpha())}
+
+
+def _said_of(segments: list[list[str]], item: str) -> set[str]:
+    """The content words said with `item`: those of each stretch that names it, other items
+    aside."""
+    found: set[str] = set()
+    for words in segments:
+        if item in {w.lower() for w in words}:
+            items = _compared_items(words)
+            found |= {
+                _plain_stem(w)
+                for w in words
+                if w.lower() not in items
+                and w.lower() not in _PLAIN_WORDS
+                and w.lower() not in _SCOPE_SKIP
+                and not any(c.isdigit() for c in w)
+            }
+    return found - {""}
+
+
+def _attachments_swapped(body: str, window: str) -> bool:
+    """Two items both texts name, in stretches of their own, and what the sentence says of
+    each is what the window says of the other ("outliers in 8-bit, the rest in 16-bit" where
+    the source multiplies outliers in 16-bit)."""
+    mine, theirs = _segments(body), _segments(window)
+    shared = set().union(*map(_compared_items, mine)) & set().union(*map(_compared_items, theirs))
+    for first, second in itertools.combinations(sorted(shared), 2):
+        if not (_apart(mine, first, second) and _apart(theirs, first, second)):
+            continue
+        said = {item: (_said_of(mine, item), _said_of(theirs, item)) for item in (first, second)}
+        own = len(said[first][0] & said[first][1]) + len(said[second][0] & said[second][1])
+        cross = len(said[first][0] & said[second][1]) + len(said[second][0] & said[first][1])
+        if cross >= own + SWAP_MARGIN:
+            return True
+    return False
+
+
+def _apart(segments: list[list[str]], first: str, second: str) -> bool:
+    """The two items stand in different stretches, never in one together."""
+    holding = [{w.lower() for w in words} for words in segments]
+    return any(first in h for h in holding) and not any(first in h and second in h for h in holding)
 
 
 _BREAK = "."  # stands between two clauses' words: what a change word is said of ends there

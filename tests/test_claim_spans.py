@@ -59,6 +59,22 @@ TYPED = [
         "The fused block adds 9% more decoding latency than the split version.",
         "9%", "%", "higher", "decoding latency", "the split version",
     ),
+    (  # a comparative's own noun names what is measured when the vocabulary names nothing
+        "The fused kernel issues up to 6× fewer DRAM transactions than the two-pass kernel.",
+        "up to 6×", "×", "lower", "DRAM transactions", "the two-pass kernel",
+    ),
+    (  # a bare "(up to 4× fewer)" speaks of what the same comparative named before it
+        "Tiling needs many times fewer HBM reads than the naive kernel (up to 4× fewer).",
+        "up to 4×", "×", "lower", "HBM reads", "the naive kernel",
+    ),
+    (  # "at batch size 32" is the setting of another number, not what 14 ms measures
+        "QuillServe reaches 14 ms per token at batch size 32 on one accelerator.",
+        "14 ms", "ms", "", "", "",
+    ),
+    (  # the metric's own number is the value: "a speedup of 3.1×" is no setting
+        "Altogether we achieved an average speedup of 3.1x over plain single-batch decoding.",
+        "3.1x", "×", "higher", "average speedup", "plain single-batch decoding",
+    ),
 ]  # fmt: skip
 
 
@@ -370,3 +386,14 @@ def test_a_value_with_a_task_of_its_own_takes_no_model_named_after_another_value
     assert models["2.4×"] == [] and models["3×"][:1] == ["GPT-2"]
     shared = "On Llama-2-70B, it improves throughput by 2.1x and cuts latency by 35% on chat."
     assert all(p.models[:1] and p.models[0].text == "Llama-2-70B" for p in propose(shared))
+
+
+def test_what_a_sentence_says_beside_its_claim_after_while_is_not_the_claims_metric() -> None:
+    sentence = (
+        "QuillServe sustains 2× higher request rates than Helix and 3× compared to TurboServe, "
+        "while keeping similar latencies."
+    )
+    second = propose(sentence)[1]
+    assert second.value.text == "3×"
+    assert [m.text for m in second.metrics] == ["request rates"]
+    assert [b.text for b in second.baselines] == ["TurboServe"]

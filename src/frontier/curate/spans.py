@@ -50,7 +50,7 @@ _LOWER = re.compile(
 )
 _HIGHER = any_word(
     r"improv\w*|increas\w*|higher|faster|speed[- ]?ups?|speeds? up|boost\w*|more|"
-    r"outperform\w*|accelerat\w*|better|gains?|larger|greater|raises?|lifts?|doubl\w*"
+    r"outperform\w*|accelerat(?!ors?\b)\w*|better|gains?|larger|greater|raises?|lifts?|doubl\w*"
 )
 _METRIC_HEAD = (
     r"(?:throughput|goodput|latenc(?:y|ies)|time[- ]to[- ]first[- ]token|TTFT|TPOT|TBT|"
@@ -598,13 +598,71 @@ def _metrics(sentence: str, value: Span, clause: Span) -> list[Span]:
     """Metric noun phrases in the value's clause, ranked by how the sentence ties them to it:
     '<value> higher <metric>', '<verb> the <metric> ... by <value>', '<metric> of <value>'."""
     spans = []
-    for match in _METRIC.finditer(sentence, clause.start, clause.end):
+    aside = _ASIDE.search(sentence, value.end, clause.end)
+    end = aside.start() if aside else clause.end
+    for match in _METRIC.finditer(sentence, clause.start, end):
         span = _trim_modifiers(sentence, match.start(), match.end())
-        if span is not None and not _overlaps(span, value):
+        if (
+            span is not None
+            and not _overlaps(span, value)
+            and not _has_own_value(sentence, span, value)
+        ):
             spans.append(span)
     spans = _merge_adjacent(sentence, spans)
     ranked = sorted(spans, key=lambda span: _metric_rank(sentence, value, span))
-    return list(dict.fromkeys(ranked)) or _changed_object(sentence, value, clause)
+    return (
+        list(dict.fromkeys(ranked))
+        or _changed_object(sentence, value, clause)
+        or _compared_noun(sentence, value)
+    )
+
+
+# ", while maintaining similar latencies": what the sentence says beside the value's claim
+_ASIDE = re.compile(r",?\s*\b(?:while|whereas|without|with no)\b", re.IGNORECASE)
+# "at batch size 64", "a context length of 2K": a metric holding a number of its own is a setting
+_OWN_VALUE = re.compile(r"\s*(?:of\s+|=\s*|:\s*)?\(?\d")
+
+
+def _has_own_value(sentence: str, span: Span, value: Span) -> bool:
+    """A number right after the metric, other than the value ('speedup of 3.16×' is its own)."""
+    found = _OWN_VALUE.match(sentence, span.end)
+    return found is not None and not value.start <= found.end() - 1 < value.end
+
+
+# "9× fewer HBM accesses", "up to 4× fewer GPU hours": the noun phrase a comparative right after
+# the value speaks of, when the field's vocabulary names none
+_COMPARATIVE = r"(?:fewer|more|less|higher|lower|greater|larger|smaller)"
+_COMPARED_NOUN = re.compile(
+    rf"{_COMPARATIVE}\s+(?P<noun>(?:[A-Za-z][\w/-]*\s+){{0,2}}?[A-Za-z][\w/-]*?s)\b"
+    r"(?=\s*(?:[,.;:)]|than|compared|over|versus|vs\b|against|relative|$))",
+    re.IGNORECASE,
+)
+_BARE_COMPARATIVE = re.compile(rf"\s*(?P<word>{_COMPARATIVE})\b(?!\s+[A-Za-z])", re.IGNORECASE)
+
+
+_SPACES = re.compile(r"\s*")
+
+
+def _compared_noun(sentence: str, value: Span) -> list[Span]:
+    """The plural noun phrase after '<value> fewer', or, for a bare '(up to 9× fewer)', after
+    the same comparative elsewhere in the sentence."""
+    start = _SPACES.match(sentence, value.end)
+    found = _COMPARED_NOUN.match(sentence, start.end() if start else value.end)
+    if found is None:
+        bare = _BARE_COMPARATIVE.match(sentence, value.end)
+        if bare is None:
+            return []
+        found = next(
+            (
+                m
+                for m in _COMPARED_NOUN.finditer(sentence)
+                if m.group(0).split()[0].lower() == bare["word"].lower()
+            ),
+            None,
+        )
+    if found is None or any(w.lower() in _NOT_MODIFIER for w in found["noun"].split()):
+        return []
+    return [Span(found["noun"], found.start("noun"), found.end("noun"))]
 
 
 # "reduces base-model hallucinations by 97%": what a change verb changes by the value is what it

@@ -75,6 +75,10 @@ TYPED = [
         "Altogether we achieved an average speedup of 3.1x over plain single-batch decoding.",
         "3.1x", "×", "higher", "average speedup", "plain single-batch decoding",
     ),
+    (  # a share of a bound to reach is measured against that bound
+        "QuillServe reaches 81% of the peak decoding throughput of the accelerator.",
+        "81%", "%", "", "peak decoding throughput", "the peak decoding throughput",
+    ),
 ]  # fmt: skip
 
 
@@ -397,3 +401,14 @@ def test_what_a_sentence_says_beside_its_claim_after_while_is_not_the_claims_met
     assert second.value.text == "3×"
     assert [m.text for m in second.metrics] == ["request rates"]
     assert [b.text for b in second.baselines] == ["TurboServe"]
+
+
+def test_a_value_that_follows_from_a_comparison_shares_its_baseline() -> None:
+    sentence = (
+        "Its prefix hit rate is 3.1× higher than that of a per-node cache, resulting in 41% "
+        "savings in prefill time."
+    )
+    second = propose(sentence)[1]
+    assert second.value.text == "41%"
+    assert [b.text for b in second.baselines] == ["a per-node cache"]
+    assert propose("Only 1% of salient weights need protecting.")[0].baselines == []

@@ -6,6 +6,7 @@ did not print."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -182,6 +183,8 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
         if share is not None:  # '1% of salient weights': a share of something, not a change
             metrics = [m for m in metrics if _overlaps(m, share)]
             direction, cue, open_metrics = "", "", min(open_metrics, len(metrics))
+            if _REFERENCE_POINT.search(share.text):  # '68.5% of the optimal throughput'
+                baselines, open_baselines = [share], 1
         proposals.append(
             Proposal(
                 value,
@@ -198,6 +201,7 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
             )
         )
     _inherit_from_parallel(sentence, proposals)
+    _inherit_consequence(sentence, proposals)
     _inherit_lead_in(sentence, proposals)
     _pair_respectively(sentence, proposals)
     _pair_listed_baselines(sentence, proposals)
@@ -402,6 +406,30 @@ def _inherit_from_parallel(sentence: str, proposals: list[Proposal]) -> None:
         ):
             proposal.baselines = list(before[-1].baselines)
             proposal.open_baselines = before[-1].open_baselines
+
+
+# "2.36× higher than that of the local cache, resulting in up to 48% savings": what follows
+# from a comparison is measured against the same system
+_CONSEQUENCE = re.compile(
+    r"\b(?:resulting in|leading to|which (?:results in|leads to|translates (?:in)?to)"
+    r"|translating (?:in)?to)\b",
+    re.IGNORECASE,
+)
+# what a share is taken of when it is a bound to reach, not a part of something
+_REFERENCE_POINT = re.compile(
+    r"\b(?:optimal|optimum|peak|theoretical(?:ly)?|maximum|ideal|roofline|upper bound)\b",
+    re.IGNORECASE,
+)
+
+
+def _inherit_consequence(sentence: str, proposals: list[Proposal]) -> None:
+    """A value said to follow from the comparison before it shares that comparison's baseline."""
+    for before, after in itertools.pairwise(proposals):
+        between = sentence[before.value.end : after.value.start]
+        if after.baselines or not before.baselines or ";" in between:
+            continue
+        if _CONSEQUENCE.search(between):
+            after.baselines, after.open_baselines = list(before.baselines), before.open_baselines
 
 
 def _inherit_lead_in(sentence: str, proposals: list[Proposal]) -> None:
@@ -868,8 +896,10 @@ def _phrase(sentence: str, start: int, limit: int = 12) -> Span | None:
     rest = sentence[start:]
     stop = _BASELINE_STOP.search(rest)
     text = rest[: stop.start()] if stop else rest
-    words = text.split()[:limit]
-    text = " ".join(words).rstrip(" .")
+    words = text.split()
+    text = " ".join(words[:limit]).rstrip(" .")
+    if len(words) > limit:  # a phrase cut short ends on a word, not on "of the"
+        text = _TRAILING_JOINERS.sub("", text)
     if len(text) < 2 or not re.search(r"[A-Za-z]{2}|[A-Za-z]\d+[A-Za-z]", text):
         return None
     first = sentence.find(text, start)

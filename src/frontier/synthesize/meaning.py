@@ -155,6 +155,8 @@ _UP = frozenset(
         "doubl",
         "rise",
         "rose",
+        "most",
+        "majority",
     ]
 )
 _DOWN = frozenset(
@@ -180,6 +182,7 @@ _DOWN = frozenset(
         "fall",
         "fell",
         "declin",
+        "minority",
     ]
 )
 _GOOD = frozenset(

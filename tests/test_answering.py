@@ -746,6 +746,8 @@ def test_a_sentence_stating_what_its_source_denies_with_an_adverb_drops_the_nega
 
 def test_a_small_share_where_the_source_says_most_is_the_opposite() -> None:
     source = "Even with the larger pool, most of the requests are still served from the host cache."
-    wrong = "With the larger pool, only a small share of the requests are served from the host cache."
+    wrong = (
+        "With the larger pool, only a small share of the requests are served from the host cache."
+    )
     assert fact_fault(wrong, source) == "states the opposite direction of its source"
     assert fact_fault("The host cache still serves most of the requests.", source) == ""

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, create_model
 
 from frontier.curate.candidates import ClaimCandidate
-from frontier.curate.spans import LOWER_IS_BETTER, Proposal, Span, propose
+from frontier.curate.spans import LOWER_IS_BETTER, REFERENCE_POINT, Proposal, Span, propose
 from frontier.curate.support import CITES_OTHERS
 from frontier.curate.verify import normalize, verify_claim
 from frontier.llm.client import LLM
@@ -19,7 +19,7 @@ from frontier.model import Claim
 from frontier.text import NumberShape, any_word, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-34"
+TYPING_VERSION = "spans-35"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -197,7 +197,9 @@ def headline_score(claim: Claim, names: list[str]) -> float:
     """How much a claim reads as one of the paper's own main results."""
     score = _HEADLINE_SECTIONS.get(claim.section, 0) + (2 if claim.page is None else 0)
     score += 1 if claim.page is not None and claim.page <= 2 else 0
-    score += 2 * bool(claim.metric) + 2 * bool(claim.baseline) + bool(claim.direction)
+    # a bound reached ("68.5% of the optimal throughput") is no comparison with another system
+    against_a_system = bool(claim.baseline) and not REFERENCE_POINT.search(claim.baseline)
+    score += 2 * bool(claim.metric) + 2 * against_a_system + bool(claim.direction)
     score += 1 if claim.unit in ("×", "%") else 0
     score -= 10 if claim.unit in ("bit", "bits") else 0  # a precision is a setting, not a result
     own = _OWN.search(claim.quote) or any(n in claim.quote for n in names)

@@ -183,7 +183,7 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
         if share is not None:  # '1% of salient weights': a share of something, not a change
             metrics = [m for m in metrics if _overlaps(m, share)]
             direction, cue, open_metrics = "", "", min(open_metrics, len(metrics))
-            if _REFERENCE_POINT.search(share.text):  # '68.5% of the optimal throughput'
+            if REFERENCE_POINT.search(share.text):  # '68.5% of the optimal throughput'
                 baselines, open_baselines = [share], 1
         proposals.append(
             Proposal(
@@ -416,7 +416,7 @@ _CONSEQUENCE = re.compile(
     re.IGNORECASE,
 )
 # what a share is taken of when it is a bound to reach, not a part of something
-_REFERENCE_POINT = re.compile(
+REFERENCE_POINT = re.compile(
     r"\b(?:optimal|optimum|peak|theoretical(?:ly)?|maximum|ideal|roofline|upper bound)\b",
     re.IGNORECASE,
 )

@@ -9,6 +9,7 @@ from frontier.curate.candidates import ClaimCandidate, find_candidates
 from frontier.curate.claims import (
     code_claims,
     gate,
+    headline_score,
     mark_headlines,
     reads_as_prose,
     system_names,
@@ -412,3 +413,20 @@ def test_a_value_that_follows_from_a_comparison_shares_its_baseline() -> None:
     assert second.value.text == "41%"
     assert [b.text for b in second.baselines] == ["a per-node cache"]
     assert propose("Only 1% of salient weights need protecting.")[0].baselines == []
+
+
+def test_of_results_scored_alike_the_one_stated_first_is_the_headline() -> None:
+    """Two results worth the same: the abstract's, on an earlier page, goes before the body's."""
+    title = "QuillCache: A Shared Prefix Store for Chat Serving"
+    body = _claim(
+        "In our runs, the prefix hit rate is up to 2.1× higher than that of a per-node cache.",
+        page=5,
+        section="introduction",
+    )
+    first = _claim(
+        "Request capacity is 1.8× higher compared to baseline servers.", page=2, section="abstract"
+    )
+    names = system_names(title)
+    assert headline_score(body[0], names) == headline_score(first[0], names)
+    marked = mark_headlines([*body, *first], title, limit=1)
+    assert [(c.value_text, c.headline) for c in marked] == [("up to 2.1×", False), ("1.8×", True)]

@@ -19,7 +19,7 @@ from frontier.model import Claim
 from frontier.text import NumberShape, any_word, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-35"
+TYPING_VERSION = "spans-36"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first
@@ -355,7 +355,8 @@ def _names_own(name: str, baseline: str) -> bool:
 def _choose(scored: list[tuple[float, Claim]], limit: int) -> list[tuple[tuple[str, ...], str]]:
     """The keys of the best-scored distinct results above the floor, at most `limit`."""
     chosen: list[tuple[tuple[str, ...], str]] = []
-    for score, claim in sorted(scored, key=lambda pair: -pair[0]):
+    # of results scored alike, the one stated first (the abstract's before the body's)
+    for score, claim in sorted(scored, key=lambda pair: (-pair[0], pair[1].page or 0)):
         key = result_key(claim)
         if key in chosen or score < HEADLINE_FLOOR:
             continue

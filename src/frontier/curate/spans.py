@@ -647,14 +647,20 @@ def _metrics(sentence: str, value: Span, clause: Span) -> list[Span]:
 
 # ", while maintaining similar latencies": what the sentence says beside the value's claim
 _ASIDE = re.compile(r",?\s*\b(?:while|whereas|without|with no)\b", re.IGNORECASE)
-# "at batch size 64", "a context length of 2K": a metric holding a number of its own is a setting
+# "at batch size 64", "a context length of 2K": a setting holding a number of its own is not
+# what another number measures ("a goodput of 10 rps, … 2.1× higher" is: goodput is measured)
 _OWN_VALUE = re.compile(r"\s*(?:of\s+|=\s*|:\s*)?\(?\d")
+_SETTING = re.compile(r"(?:batch size|context length|sequence length)s?$", re.IGNORECASE)
 
 
 def _has_own_value(sentence: str, span: Span, value: Span) -> bool:
-    """A number right after the metric, other than the value ('speedup of 3.16×' is its own)."""
+    """A setting with a number right after it, other than the value."""
     found = _OWN_VALUE.match(sentence, span.end)
-    return found is not None and not value.start <= found.end() - 1 < value.end
+    return (
+        found is not None
+        and bool(_SETTING.search(span.text))
+        and not value.start <= found.end() - 1 < value.end
+    )
 
 
 # "9× fewer HBM accesses", "up to 4× fewer GPU hours": the noun phrase a comparative right after

@@ -93,6 +93,13 @@ def test_headline_numbers_are_phrased_from_spans() -> None:
         quote="It can serve 4.48× more requests compared to prior systems.",
     )
     assert phrase_claim(more) == "4.48× more requests than prior systems (p. 1)"
+    share = _claim(
+        value_text="81%",
+        metric="decoding throughput",
+        baseline="the peak decoding throughput",
+        quote="QuillServe reaches 81% of the peak decoding throughput of the accelerator.",
+    )
+    assert phrase_claim(share) == "81% of the peak decoding throughput (p. 1)"
 
 
 def test_a_headline_keeps_the_sentences_own_comparative_and_what_it_was_measured_on() -> None:

@@ -24,6 +24,8 @@ def phrase_claim(claim: Claim) -> str:
     elif claim.direction:
         word = _comparative_in_quote(claim) or claim.direction
         text = f"{value} {word} {metric}" + (f" than {baseline}" if baseline else "")
+    elif baseline and _share_of(claim):  # "59% to 72% of optimal throughput", as it was said
+        text = f"{value} of {baseline}"
     else:
         text = f"{metric}: {value}" + (f" (vs {baseline})" if baseline else "")
     task = f" {claim.condition}" if claim.condition else ""  # "on coding", from the sentence
@@ -59,6 +61,12 @@ def _comparative_in_quote(claim: Claim) -> str:
         if (lower and claim.direction == "lower") or (higher and claim.direction == "higher")
         else ""
     )
+
+
+def _share_of(claim: Claim) -> bool:
+    """The sentence gives the value as a share of its baseline ('68.5% of the optimal …')."""
+    said = rf"{re.escape(claim.value_text)}\s+of\s+{re.escape(claim.baseline)}"
+    return bool(re.search(said, claim.quote))
 
 
 def _setting(claim: Claim) -> str:

@@ -393,25 +393,29 @@ def test_a_value_with_a_task_of_its_own_takes_no_model_named_after_another_value
     assert all(p.models[:1] and p.models[0].text == "Llama-2-70B" for p in propose(shared))
 
 
-def test_what_a_sentence_says_beside_its_claim_after_while_is_not_the_claims_metric() -> None:
-    sentence = (
+# (sentence, the second value, its metric, its baseline)
+SECOND_VALUES = [
+    (  # what the sentence says beside the claim after "while" is not its metric
         "QuillServe sustains 2× higher request rates than Helix and 3× compared to TurboServe, "
-        "while keeping similar latencies."
-    )
-    second = propose(sentence)[1]
-    assert second.value.text == "3×"
-    assert [m.text for m in second.metrics] == ["request rates"]
-    assert [b.text for b in second.baselines] == ["TurboServe"]
-
-
-def test_a_value_that_follows_from_a_comparison_shares_its_baseline() -> None:
-    sentence = (
+        "while keeping similar latencies.",
+        "3×", "request rates", "TurboServe",
+    ),
+    (  # a value that follows from a comparison shares its baseline
         "Its prefix hit rate is 3.1× higher than that of a per-node cache, resulting in 41% "
-        "savings in prefill time."
-    )
+        "savings in prefill time.",
+        "41%", "prefill", "a per-node cache",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("sentence", "value", "metric", "baseline"), SECOND_VALUES)
+def test_a_second_value_takes_its_fields_from_what_the_sentence_ties_it_to(
+    sentence: str, value: str, metric: str, baseline: str
+) -> None:
     second = propose(sentence)[1]
-    assert second.value.text == "41%"
-    assert [b.text for b in second.baselines] == ["a per-node cache"]
+    assert second.value.text == value
+    assert [m.text for m in second.metrics][:1] == [metric]
+    assert [b.text for b in second.baselines] == [baseline]
     assert propose("Only 1% of salient weights need protecting.")[0].baselines == []
 
 

@@ -975,8 +975,8 @@ def _said_of(segments: list[list[str]], item: str) -> set[str]:
 
 def _attachments_swapped(body: str, window: str) -> bool:
     """Two items both texts name, in stretches of their own, and what the sentence says of
-    each is what the window says of the other ("outliers in 8-bit, the rest in 16-bit" where
-    the source multiplies outliers in 16-bit)."""
+    each is what the window says of the other ("weights of high-frequency sines are more
+    sensitive than the low-frequency ones" where the source says it of the low-frequency)."""
     mine, theirs = _segments(body), _segments(window)
     shared = set().union(*map(_compared_items, mine)) & set().union(*map(_compared_items, theirs))
     for first, second in itertools.combinations(sorted(shared), 2):
@@ -991,7 +991,7 @@ def _attachments_swapped(body: str, window: str) -> bool:
 
 
 def _apart(segments: list[list[str]], first: str, second: str) -> bool:
-    """The two items stand in different stretches, never in one together."""
+    """The first item stands in a stretch, and never in one with the second."""
     holding = [{w.lower() for w in words} for words in segments]
     return any(first in h for h in holding) and not any(first in h and second in h for h in holding)
 

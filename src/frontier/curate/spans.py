@@ -667,21 +667,17 @@ def _has_own_value(sentence: str, span: Span, value: Span) -> bool:
 # the value speaks of, when the field's vocabulary names none
 _COMPARATIVE = r"(?:fewer|more|less|higher|lower|greater|larger|smaller)"
 _COMPARED_NOUN = re.compile(
-    rf"{_COMPARATIVE}\s+(?P<noun>(?:[A-Za-z][\w/-]*\s+){{0,2}}?[A-Za-z][\w/-]*?s)\b"
+    rf"\s*{_COMPARATIVE}\s+(?P<noun>(?:[A-Za-z][\w/-]*\s+){{0,2}}?[A-Za-z][\w/-]*?s)\b"
     r"(?=\s*(?:[,.;:)]|than|compared|over|versus|vs\b|against|relative|$))",
     re.IGNORECASE,
 )
 _BARE_COMPARATIVE = re.compile(rf"\s*(?P<word>{_COMPARATIVE})\b(?!\s+[A-Za-z])", re.IGNORECASE)
 
 
-_SPACES = re.compile(r"\s*")
-
-
 def _compared_noun(sentence: str, value: Span) -> list[Span]:
     """The plural noun phrase after '<value> fewer', or, for a bare '(up to 9× fewer)', after
     the same comparative elsewhere in the sentence."""
-    start = _SPACES.match(sentence, value.end)
-    found = _COMPARED_NOUN.match(sentence, start.end() if start else value.end)
+    found = _COMPARED_NOUN.match(sentence, value.end)
     if found is None:
         bare = _BARE_COMPARATIVE.match(sentence, value.end)
         if bare is None:

@@ -15,8 +15,9 @@ from rich.console import Console
 
 from frontier.curate.context import CurationContext
 from frontier.curate.run import curate as run_curation
-from frontier.curate.run import timed
+from frontier.curate.steps import STEPS, Step
 from frontier.llm.client import LLM
+from frontier.model import Paper
 from frontier.store.runs import recorded_run
 from frontier.synthesize.conflicts import detect_conflicts
 from frontier.synthesize.results import refresh_result_keys
@@ -26,18 +27,9 @@ from frontier.workspace import Workspace, open_workspace
 def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -> dict[str, Any]:
     """Run curation inside a recorded run; returns counts and per-paper failures."""
     with contextlib.closing(ws.connect()) as conn, recorded_run(conn, "curate") as run:
-        ctx = run_interruptible(run_curation(ws.settings, conn, run.id, progress, use_cache))
-        with timed(ctx.seconds, "conflicts and results"):
-            found = run_interruptible(flag_conflicts(ws, conn, run.id, use_cache))
-            ctx.counts["conflicts flagged"] = found["new"]
-            if found["withdrawn"]:
-                ctx.counts["conflicts withdrawn"] = found["withdrawn"]
-            refresh_result_keys(conn, ws.settings)
-        if found["new"] or found["withdrawn"]:
-            # relations and entries speak of the open conflicts: a second pass redoes what the
-            # change touched (nothing else: every step is keyed on what it read)
-            again = run_interruptible(run_curation(ws.settings, conn, run.id, progress, use_cache))
-            _add_pass(ctx, again)
+        ctx = run_interruptible(
+            run_curation(ws.settings, conn, run.id, progress, use_cache, CURATE_STEPS)
+        )
         failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
         run.status = "ok" if not failures else "with problems"
         run.summary = {"counts": ctx.counts, "failures": failures, "notes": ctx.notes}
@@ -50,14 +42,26 @@ def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -
     }
 
 
-def _add_pass(ctx: CurationContext, again: CurationContext) -> None:
-    """The second pass's counts, failures, notes and times added to the first's."""
-    for key, count in again.counts.items():
-        ctx.bump(key, count)
-    ctx.failures.extend(again.failures)
-    ctx.notes.extend(note for note in again.notes if note not in ctx.notes)
-    for step, seconds in again.seconds.items():
-        ctx.seconds[step] = ctx.seconds.get(step, 0.0) + seconds
+async def _conflicts_and_results(ctx: CurationContext, papers: list[Paper]) -> None:
+    """Disagreeing claims across papers, flagged (and withdrawn) once the claims are typed and
+    before relations and entries, which speak of the open conflicts; then the results' keys."""
+    settings = ctx.settings
+    found = await detect_conflicts(
+        ctx.conn, ctx.llm, settings.field.name, ctx.run_id, settings.topics[0].slug
+    )
+    ctx.counts["conflicts flagged"] = found["new"]
+    if found["withdrawn"]:
+        ctx.counts["conflicts withdrawn"] = found["withdrawn"]
+    refresh_result_keys(ctx.conn, settings)
+
+
+# synthesis over the claims is an upper layer's work: this command puts it among the steps
+_AFTER = STEPS.index(next(step for step in STEPS if step.name == "claims")) + 1
+CURATE_STEPS = [
+    *STEPS[:_AFTER],
+    Step("conflicts and results", _conflicts_and_results),
+    *STEPS[_AFTER:],
+]
 
 
 T = TypeVar("T")
@@ -118,8 +122,7 @@ async def flag_conflicts(
     use_cache: bool = True,
     everything: bool = False,
 ) -> dict[str, int]:
-    """Find disagreeing verified claims across papers (synthesis over the curated claims): those
-    of claims not paired before, or, with `everything`, all of them."""
+    """Compare verified claims across papers outside a curation run (`conflicts detect`)."""
     settings = ws.settings
     async with LLM(settings.llm, conn, run_id=run_id, command="curate", use_cache=use_cache) as llm:
         return await detect_conflicts(

@@ -398,6 +398,8 @@ def test_what_improvement_or_a_long_noun_phrase_asks_for_a_quantity() -> None:
     assert not lacks_asked_kind(question, "At W4A4 it loses 1.2 points of average accuracy.")
     assert "quantity" in asked_kinds("What is the end-to-end throughput of the engine?")
     assert "quantity" not in asked_kinds("What bounds the optimal throughput?")
+    assert "model" not in asked_kinds("What batch size did the engine use for the 175B model?")
+    assert "model" in asked_kinds("What model sizes were evaluated?")
 
 
 def test_a_heading_without_a_number_run_into_a_sentence_is_cut_off() -> None:

@@ -318,7 +318,7 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
     (
         "model",
         re.compile(
-            rf"\b(?:which|what)\W+{_NOT_A_VERB}(?:llms?|models?|sizes?|backbones?)\b",
+            rf"\b(?:which|what)\W+(?:{_NOT_A_VERB}(?:llms?|models?|backbones?)|sizes?)\b",
             re.IGNORECASE,
         ),
         _MODEL,

@@ -15,9 +15,8 @@ from rich.console import Console
 
 from frontier.curate.context import CurationContext
 from frontier.curate.run import curate as run_curation
-from frontier.curate.steps import STEPS, Step
+from frontier.curate.run import timed
 from frontier.llm.client import LLM
-from frontier.model import Paper
 from frontier.store.runs import recorded_run
 from frontier.synthesize.conflicts import detect_conflicts
 from frontier.synthesize.results import refresh_result_keys
@@ -27,9 +26,18 @@ from frontier.workspace import Workspace, open_workspace
 def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -> dict[str, Any]:
     """Run curation inside a recorded run; returns counts and per-paper failures."""
     with contextlib.closing(ws.connect()) as conn, recorded_run(conn, "curate") as run:
-        ctx = run_interruptible(
-            run_curation(ws.settings, conn, run.id, progress, use_cache, CURATE_STEPS)
-        )
+        ctx = run_interruptible(run_curation(ws.settings, conn, run.id, progress, use_cache))
+        with timed(ctx.seconds, "conflicts and results"):
+            found = run_interruptible(flag_conflicts(ws, conn, run.id, use_cache))
+            ctx.counts["conflicts flagged"] = found["new"]
+            if found["withdrawn"]:
+                ctx.counts["conflicts withdrawn"] = found["withdrawn"]
+            refresh_result_keys(conn, ws.settings)
+        if found["new"] or found["withdrawn"]:
+            # relations and entries speak of the open conflicts: a second pass redoes what the
+            # change touched (nothing else: every step is keyed on what it read)
+            again = run_interruptible(run_curation(ws.settings, conn, run.id, progress, use_cache))
+            _add_pass(ctx, again)
         failures = [{"paper": p, "step": s, "error": e} for p, s, e in ctx.failures]
         run.status = "ok" if not failures else "with problems"
         run.summary = {"counts": ctx.counts, "failures": failures, "notes": ctx.notes}
@@ -42,26 +50,14 @@ def curate_workspace(ws: Workspace, progress: Console, use_cache: bool = True) -
     }
 
 
-async def _conflicts_and_results(ctx: CurationContext, papers: list[Paper]) -> None:
-    """Disagreeing claims across papers, flagged (and withdrawn) once the claims are typed and
-    before relations and entries, which speak of the open conflicts; then the results' keys."""
-    settings = ctx.settings
-    found = await detect_conflicts(
-        ctx.conn, ctx.llm, settings.field.name, ctx.run_id, settings.topics[0].slug
-    )
-    ctx.counts["conflicts flagged"] = found["new"]
-    if found["withdrawn"]:
-        ctx.counts["conflicts withdrawn"] = found["withdrawn"]
-    refresh_result_keys(ctx.conn, settings)
-
-
-# synthesis over the claims is an upper layer's work: this command puts it among the steps
-_AFTER = STEPS.index(next(step for step in STEPS if step.name == "claims")) + 1
-CURATE_STEPS = [
-    *STEPS[:_AFTER],
-    Step("conflicts and results", _conflicts_and_results),
-    *STEPS[_AFTER:],
-]
+def _add_pass(ctx: CurationContext, again: CurationContext) -> None:
+    """The second pass's counts, failures, notes and times added to the first's."""
+    for key, count in again.counts.items():
+        ctx.bump(key, count)
+    ctx.failures.extend(again.failures)
+    ctx.notes.extend(note for note in again.notes if note not in ctx.notes)
+    for step, seconds in again.seconds.items():
+        ctx.seconds[step] = ctx.seconds.get(step, 0.0) + seconds
 
 
 T = TypeVar("T")
@@ -122,7 +118,8 @@ async def flag_conflicts(
     use_cache: bool = True,
     everything: bool = False,
 ) -> dict[str, int]:
-    """Compare verified claims across papers outside a curation run (`conflicts detect`)."""
+    """Find disagreeing verified claims across papers (synthesis over the curated claims): those
+    of claims not paired before, or, with `everything`, all of them."""
     settings = ws.settings
     async with LLM(settings.llm, conn, run_id=run_id, command="curate", use_cache=use_cache) as llm:
         return await detect_conflicts(

@@ -9,7 +9,7 @@ import contextlib
 import dataclasses
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 from rich.console import Console
@@ -35,10 +35,8 @@ async def curate(
     run_id: int,
     console: Console,
     use_cache: bool = True,
-    steps: Sequence[Step] = STEPS,
 ) -> CurationContext:
-    """Bring every paper's curation up to date; only what changed is redone. An upper layer
-    may give `steps` with its own among them (conflicts, found by synthesis over the claims)."""
+    """Bring every paper's curation up to date; only what changed is redone."""
     store.sync_config(conn, settings)
     papers = store.papers_to_curate(conn)
     embedder = load_embedder()
@@ -58,7 +56,7 @@ async def curate(
         )
         beside: list[asyncio.Task[None]] = []
         try:
-            for step in steps:
+            for step in STEPS:
                 if step.alongside and database_file(conn):
                     beside.append(asyncio.create_task(_alongside(ctx, step, papers)))
                 else:

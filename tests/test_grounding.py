@@ -443,3 +443,78 @@ def test_a_name_inside_another_word_is_not_that_name() -> None:
     assert [d.sentence for d in grounded.dropped] == [swapped]
     same = "For scores of 89 or more the exponentiation gives inf in bfloat16 and float32 [1]."
     assert not ground_answer(same, sources, question).dropped
+
+
+GPTQ_PAGE = (
+    "For smaller models, applying dampening, that is adding a small constant λ (we always choose "
+    "1% of the average diagonal value) to the diagonal elements of H appears to be sufficient to "
+    "avoid numerical issues. However, larger models require a more robust and general approach."
+)
+
+
+def test_a_sentence_saying_its_source_in_other_words_stays() -> None:
+    """Few of its words are the page's, but each has a word of the page close to it in context:
+    a paraphrase stays. The same sentence with a cause the page does not give goes."""
+    sources = Bundle([Source(1, "2210.17323", "GPTQ", "2022-10-31", (5,), GPTQ_PAGE)])
+    question = "How does GPTQ keep the inverse Hessian numerically stable?"
+    assert_checked(
+        (
+            "For small networks it is enough to nudge each diagonal entry of H up by a small "
+            "constant, 1% of the average diagonal entry, to avoid numerical trouble; bigger "
+            "networks demand a sturdier and more general remedy [1].",
+            "",
+        ),
+        sources=sources,
+        question=question,
+    )
+    invented = (
+        "Damping H with a constant equal to 1% of its mean diagonal value, added to each "
+        "diagonal entry, keeps smaller models free of numerical trouble because the constant "
+        "shrinks the condition number, while larger ones call for something sturdier [1]."
+    )
+    assert [d.sentence for d in ground_answer(invented, sources, question).dropped] == [invented]
+
+
+def test_a_model_of_another_size_is_another_model() -> None:
+    """'T5-large' is not the page's 'T5-small', though both are T5."""
+    page = "We evaluate the method with T5-small as the draft model. Its block size is 16."
+    sources = Bundle([Source(1, "2211.17192", "Drafting", "2022-11-30", (6,), page)])
+    question = "Which draft model was used?"
+    other = "The method was evaluated with T5-large as the draft model [1]."
+    assert [d.sentence for d in ground_answer(other, sources, question).dropped] == [other]
+    same = "The method was evaluated with T5-small as the draft model [1]."
+    assert not ground_answer(same, sources, question).dropped
+
+
+def test_a_value_changed_the_other_way_round_is_the_opposite() -> None:
+    """The page set the block size to 16 instead of 32: "from 32 to 16" says so, "from 16 to
+    32" says the opposite."""
+    page = "We set the block size to 16 instead of 32 for better kernel occupancy."
+    sources = Bundle([Source(1, "2309.06180", "Paged memory", "2023-09-12", (4,), page)])
+    question = "What block size is used?"
+    assert_checked(
+        ("The block size was lowered from 32 to 16 for better kernel occupancy [1].", ""),
+        sources=sources,
+        question=question,
+    )
+    assert_checked(
+        (
+            "The block size was raised from 16 to 32 for better kernel occupancy [1].",
+            "states the opposite direction of its source",
+        ),
+        sources=sources,
+        question=question,
+    )
+
+
+def test_a_name_from_the_sentence_beside_the_paraphrased_one_is_not_borne_out() -> None:
+    """A paraphrase is held by the page sentence that holds most of its words: a name only the
+    sentence beside it gives is said of something else."""
+    page = (
+        "Proxy quantization is not useful for models that are relatively stable such as 3-bit "
+        "BLOOM and GPT-2. We noticed 3-bit instabilities in OPT and Pythia."
+    )
+    sources = Bundle([Source(1, "2212.09720", "k-bit scaling", "2022-12-19", (7,), page)])
+    question = "When is proxy quantization useful?"
+    moved = "Proxy quantization brings no benefit for fairly steady models like 3-bit OPT [1]."
+    assert [d.sentence for d in ground_answer(moved, sources, question).dropped] == [moved]

@@ -141,7 +141,12 @@ def _stem(word: str) -> str:
 
 
 def content_stems(text: str) -> set[str]:
-    return {_stem(w) for w in _words(text) if w.lower() not in _STOP and len(w) > 2}
+    return {_stem(w) for w in _words(text) if is_content_word(w)}
+
+
+def is_content_word(word: str) -> bool:
+    """A word that says what a sentence is about: three letters or more, not a function word."""
+    return len(word) > 2 and word.lower() not in _STOP
 
 
 def names_in(sentence: str) -> set[str]:

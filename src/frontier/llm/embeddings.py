@@ -40,6 +40,10 @@ class Embedder(Protocol):
         """Like embed(), but every part of a text longer than the model's window counts."""
         ...
 
+    def embed_words(self, text: str) -> tuple[list[str], np.ndarray]:
+        """The text's words as the model splits them, each with its vector in this context."""
+        ...
+
 
 def package_file(package: str, relative: str, requirement: str) -> Path:
     """Locate a data file inside an installed package without importing the package."""
@@ -144,6 +148,21 @@ class OnnxMiniLM:
         if pieces:
             np.add.at(out, np.asarray(owners), self.embed(pieces, batch_size))
         return _normalise(out)
+
+    def embed_words(self, text: str) -> tuple[list[str], np.ndarray]:
+        """The text's words (as the tokenizer splits them; the first max_tokens word pieces) and
+        one unit vector each: the mean of its word pieces' vectors in the last layer."""
+        encoding = self._tokenizer.encode(text)
+        ids = np.asarray([encoding.ids], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": ids * 0}
+        hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})
+        pieces: dict[int, list[int]] = {}
+        for index, word in enumerate(encoding.word_ids):
+            if word is not None:
+                pieces.setdefault(word, []).append(index)
+        words = [text[slice(*encoding.word_to_chars(word))] for word in pieces]
+        rows = [hidden[0][0][indices].mean(axis=0) for indices in pieces.values()]
+        return words, _normalise(np.asarray(rows, dtype=np.float32).reshape(-1, self.dim))
 
     def split(self, text: str) -> list[str]:
         """`text` cut at word starts into near-equal pieces that each fit the model's window."""

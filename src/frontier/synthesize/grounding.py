@@ -32,10 +32,13 @@ from frontier.synthesize.citations import cited_numbers, strip_citations
 from frontier.synthesize.meaning import (
     PARAPHRASE_WORD_SHARE,
     REPORTING_STEMS,
+    Alignment,
     Similarity,
+    aligned,
     carries,
     fact_fault,
     says_nothing,
+    shipped_alignment,
     shipped_similarity,
 )
 from frontier.synthesize.retrieve import content_words
@@ -172,6 +175,7 @@ def check_sentences(
         strict,
         refused=REFUSAL in text.lower(),
         similarity=shipped_similarity(),
+        alignment=shipped_alignment(),
     )
     lines = [
         check.judged(split_sentences(line, SentenceStarts.MODEL_TEXT))
@@ -238,6 +242,7 @@ class _SentenceCheck:
     seen: list[set[str]] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
     similarity: Similarity | None = None
+    alignment: Alignment | None = None
     last_fault: str = ""  # what the closest source sentence holds otherwise than a sentence states
     _source_numbers: dict[int, set[Decimal]] = field(default_factory=dict)
     _windows: dict[int, list[_Window]] = field(default_factory=dict)
@@ -372,7 +377,9 @@ class _SentenceCheck:
         if carrier is None:
             return False
         share, closeness, window = carrier
-        if not carries(share, closeness, len(_stems(text)), len(_stated_numbers(text))):
+        if not carries(share, closeness, len(_stems(text)), len(_stated_numbers(text))) and not (
+            aligned(self.alignment, text, window.span) and _named_where_said(names, text, window)
+        ):
             return False
         if self._borrows(text, window, windows, share >= MIN_WORD_SHARE):
             self.last_fault = "joins words of other source sentences to its closest one"
@@ -506,6 +513,15 @@ def _most_covering(windows: list[_Window], wanted: set[str]) -> list[_Window]:
     return chosen or windows[:1]
 
 
+def _named_where_said(names: set[str], text: str, window: _Window) -> bool:
+    """The window's sentence that holds most of the text's words names them all (the paper's
+    title counts for each): a name from the sentence beside it is said of something else."""
+    wanted = _stems(text)
+    sentences = prose_sentences(window.span) or [""]
+    said = max(sentences, key=lambda sentence: len(wanted & _stems(sentence)))
+    return all(_names_in_text(name, f"{window.title} {said}".lower()) for name in names)
+
+
 def _names(text: str) -> set[str]:
     named = {part for name in names_in(text) for part in _name_parts(name)}
     return (named | {w.lower() for w in _LOWER_NAME.findall(text)}) - GENERIC_NAMES
@@ -556,11 +572,21 @@ def _name_parts(name: str) -> set[str]:
     """A compound name by its named parts ("Llama-2-7B-architecture": llama, 7b), without a
     possessive or a count ("8xA800"); a unit ("32GB") names nothing."""
     parts = [re.sub(r"^x(?=[A-Z])", "", part) for part in re.sub(r"['’]s?$", "", name).split("-")]
-    return {
+    named = {
         part.lower()
         for part in parts
         if len(part) > 1 and re.search(r"[A-Z]", part) and not _UNIT.fullmatch(part)
     }
+    variants = {
+        f"{before}-{part}".lower()
+        for before, part in itertools.pairwise(parts)
+        if part.lower() in _SIZE_WORDS and before.lower() in named
+    }
+    return named | variants
+
+
+# the size of a model family's member, which a name holds after a hyphen ("mT5-large")
+_SIZE_WORDS = frozenset(["tiny", "mini", "small", "base", "medium", "large", "xl", "xxl"])
 
 
 def _stems(text: str) -> set[str]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from frontier.curate.support import content_stems
+from frontier.curate.support import content_stems, is_content_word
 from frontier.llm.embeddings import EmbeddingError, load_embedder
 from frontier.synthesize.citations import strip_citations
 from frontier.text import (
@@ -41,6 +41,8 @@ from frontier.text import (
 
 # how close in meaning a text is to each of several others (cosines of sentence embeddings)
 Similarity = Callable[[str, list[str]], Sequence[float]]
+# how closely a text's words, each read in its sentence, are matched by another text's words
+Alignment = Callable[[str, str], float]
 
 # share of a sentence's content words one window must hold, and the lower share that is enough
 # when the window is close in meaning (set on the tuning half of the check set; BENCHMARKS.md)
@@ -50,6 +52,12 @@ PARAPHRASE_SIMILARITY = 0.7
 FACTS_ENOUGH = 2  # numbers a sentence states, all checked, that say more than its embedding
 SHORT_WORDS = 6  # content words up to which a sentence is held by its words and facts alone
 MIN_SIMILARITY = 0.7  # what a window holding most of the words needs of closeness in meaning
+# a paraphrase in other words: the mean, over its content words, of each one's closeness in
+# context to the nearest word of the window (a word the window has, or one meaning the same),
+# and that mean over the words the window lacks alone ("merged into one batch" where the page
+# "places on different GPUs" shares the topic's words and adds two the page does not mean)
+ALIGNED_WORDS = 0.6
+NEW_WORDS_ALIGNED = 0.4
 NEARNUMBER_WORDS = 5  # words either side of a number that say what it counts
 
 BARE_LIST = "a bare list of numbers or citations"
@@ -650,7 +658,7 @@ def fact_fault(
     fault = _number_fault(body, f"{window} {title}", question)
     if fault:
         return fault
-    if _flipped(body, window) or _roles_swapped(body, window):
+    if _flipped(body, window) or _roles_swapped(body, window) or _change_reversed(body, window):
         return "states the opposite direction of its source"
     if _attachments_swapped(body, window):
         return "says of one item what its source says of another"
@@ -741,6 +749,33 @@ def _number_fault(body: str, source: str, question: str) -> str:
         if _bound_elsewhere(fact, fitting, others):
             return f"states {_show(fact.value)} of something else than its source does"
     return ""
+
+
+_FIGURE = r"(\d+(?:\.\d+)?)"
+# a value changed from one figure to another: (before, after) by the order the words give
+_CHANGES = (
+    (re.compile(rf"\bfrom\s+{_FIGURE}\s+(?:[a-z]+\s+){{0,2}}?to\s+{_FIGURE}", re.I), (1, 2)),
+    (re.compile(rf"{_FIGURE}\s*(?:->|→)\s*{_FIGURE}"), (1, 2)),
+    (
+        re.compile(rf"{_FIGURE}\s+(?:instead of|rather than|in place of)\s+(?:the\s+)?{_FIGURE}"),
+        (2, 1),
+    ),
+)
+
+
+def _changes(text: str) -> set[tuple[float, float]]:
+    return {
+        (float(match.group(before)), float(match.group(after)))
+        for pattern, (before, after) in _CHANGES
+        for match in pattern.finditer(text)
+    }
+
+
+def _change_reversed(body: str, window: str) -> bool:
+    """The sentence changes a value from what its source changes it to ("from 128 down to 80"
+    where the source set it "to 128 instead of 80")."""
+    given = _changes(window)
+    return any((after, before) in given for before, after in _changes(body) if before != after)
 
 
 def _bound_elsewhere(fact: Fact, same: list[Fact], others: list[Fact]) -> bool:
@@ -1063,6 +1098,13 @@ def carries(share: float, similarity: float | None, words: int = 0, numbers: int
     return share >= PARAPHRASE_WORD_SHARE and similarity >= PARAPHRASE_SIMILARITY
 
 
+def aligned(alignment: Alignment | None, text: str, window: str) -> bool:
+    """The window says the text in words of its own: each content word of the text has a word
+    of the window close to it in context, on the whole and among the words the window lacks
+    (never without the embeddings)."""
+    return alignment is not None and alignment(text, window) >= ALIGNED_WORDS
+
+
 VECTOR_CACHE = 4096  # sentence vectors kept: a bundle's windows are held against many sentences
 
 
@@ -1087,3 +1129,35 @@ def shipped_similarity() -> Similarity | None:
         return [float(vectors[other] @ base) for other in others]
 
     return similarity
+
+
+def _alignment_stem(word: str) -> str:
+    return word.lower().removesuffix("s")[:6]
+
+
+@functools.cache
+def shipped_alignment() -> Alignment | None:
+    """Word-by-word closeness by the shipped model's word vectors in context (None when the
+    model is not installed)."""
+    try:
+        embedder = load_embedder()
+    except EmbeddingError:
+        return None
+    words_of = functools.lru_cache(maxsize=VECTOR_CACHE)(embedder.embed_words)
+
+    def alignment(text: str, window: str) -> float:
+        words, vectors = words_of(text)
+        given, others = words_of(window)
+        stems = {_alignment_stem(word) for word in given}
+        content = [
+            i for i, word in enumerate(words) if word[:1].isalpha() and is_content_word(word)
+        ]
+        if not content or not len(others):
+            return 0.0
+        closest = (vectors[content] @ others.T).max(axis=1)
+        new = [k for k, i in enumerate(content) if _alignment_stem(words[i]) not in stems]
+        if new and float(closest[new].mean()) < NEW_WORDS_ALIGNED:
+            return 0.0
+        return float(closest.mean())
+
+    return alignment

@@ -131,7 +131,7 @@ def test_each_value_keeps_its_own_clause() -> None:
 
 def test_parallel_values_share_the_metric() -> None:
     sentence = "We measure speedups of up to 2.2× on translation, 1.7× on code, and 1.9× on QA."
-    assert [p.metrics[0].text for p in propose(sentence)] == ["speedups"] * 3
+    assert [p.metrics[0].text for p in propose(sentence)] == ["speedup"] * 3
 
 
 def test_a_measurement_is_no_baseline() -> None:
@@ -398,7 +398,7 @@ SECOND_VALUES = [
     (  # what the sentence says beside the claim after "while" is not its metric
         "QuillServe sustains 2× higher request rates than Helix and 3× compared to TurboServe, "
         "while keeping similar latencies.",
-        "3×", "request rates", "TurboServe",
+        "3×", "request rate", "TurboServe",
     ),
     (  # a value that follows from a comparison shares its baseline
         "Its prefix hit rate is 3.1× higher than that of a per-node cache, resulting in 41% "
@@ -434,3 +434,20 @@ def test_of_results_scored_alike_the_one_stated_first_is_the_headline() -> None:
     assert headline_score(body[0], names) == headline_score(first[0], names)
     marked = mark_headlines([*body, *first], title, limit=1)
     assert [(c.value_text, c.headline) for c in marked] == [("up to 2.1×", False), ("1.8×", True)]
+
+
+def test_a_metric_is_named_in_the_singular_on_the_quote() -> None:
+    """'22× higher request rates': the request rate is what is 22× higher; a plural that is not
+    its singular plus "s" stays as written, so the metric is still words of the quote."""
+    sentence = "KiteServe sustains up to 22× higher request rates and 3× lower latencies than Orca."
+    assert [p.metrics[0].text for p in propose(sentence)] == ["request rate", "latencies"]
+
+
+def test_a_value_listed_after_one_tied_to_its_metric_measures_that_metric() -> None:
+    """'increases the serving capacity by 4.3× and 3.6× … under strict SLOs': the second value
+    is a serving capacity too, not the SLOs named after it."""
+    sentence = (
+        "HeronServe increases the serving capacity of Falcon-180B by 4.3× and 3.6× over "
+        "vLLM's two configurations under strict SLOs."
+    )
+    assert [p.metrics[0].text for p in propose(sentence)] == ["serving capacity"] * 2

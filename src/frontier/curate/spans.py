@@ -394,6 +394,8 @@ def _inherit_from_parallel(sentence: str, proposals: list[Proposal]) -> None:
         )
         if not proposal.metrics and joined and after.unit == proposal.unit:
             _share(after, proposal)
+        elif joined and after.unit == proposal.unit and _loosely_tied(sentence, proposal, after):
+            after.metrics, after.open_metrics = list(proposal.metrics), proposal.open_metrics
     for i, proposal in enumerate(proposals):
         before = [p for p in proposals[:i] if p.unit == proposal.unit and p.metrics]
         # the other side of a contrast is what the value before it is set against, not a value
@@ -406,6 +408,16 @@ def _inherit_from_parallel(sentence: str, proposals: list[Proposal]) -> None:
         ):
             proposal.baselines = list(before[-1].baselines)
             proposal.open_baselines = before[-1].open_baselines
+
+
+def _loosely_tied(sentence: str, before: Proposal, after: Proposal) -> bool:
+    """'increases the serving capacity by 4.3× and 3.6× … under strict SLOs': the value listed
+    after one whose metric the sentence ties to it measures that metric, not a noun that
+    merely follows it."""
+    if not before.metrics or not after.metrics:
+        return False
+    tied = _metric_rank(sentence, before.value, before.metrics[0])[0] <= 1
+    return tied and _metric_rank(sentence, after.value, after.metrics[0])[0] >= 2
 
 
 # "2.36× higher than that of the local cache, resulting in up to 48% savings": what follows
@@ -636,13 +648,27 @@ def _metrics(sentence: str, value: Span, clause: Span) -> list[Span]:
             and not _has_own_value(sentence, span, value)
         ):
             spans.append(span)
-    spans = _merge_adjacent(sentence, spans)
+    spans = [_singular(span) for span in _merge_adjacent(sentence, spans)]
     ranked = sorted(spans, key=lambda span: _metric_rank(sentence, value, span))
     return (
         list(dict.fromkeys(ranked))
         or _changed_object(sentence, value, clause)
         or _compared_noun(sentence, value)
     )
+
+
+# a metric is named in the singular ("22× higher request rates": the request rate is 22× higher);
+# only heads whose singular is the plural without its "s", so the metric stays on the quote
+_PLURAL_HEAD = re.compile(
+    r"(?:rate|length|speed-?up|size|gain|improvement|throughput|cost|reduction|saving)s$",
+    re.IGNORECASE,
+)
+
+
+def _singular(span: Span) -> Span:
+    if not _PLURAL_HEAD.search(span.text):
+        return span
+    return Span(span.text[:-1], span.start, span.end - 1)
 
 
 # ", while maintaining similar latencies": what the sentence says beside the value's claim

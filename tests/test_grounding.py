@@ -518,3 +518,16 @@ def test_a_name_from_the_sentence_beside_the_paraphrased_one_is_not_borne_out() 
     question = "When is proxy quantization useful?"
     moved = "Proxy quantization brings no benefit for fairly steady models like 3-bit OPT [1]."
     assert [d.sentence for d in ground_answer(moved, sources, question).dropped] == [moved]
+
+
+def test_the_question_said_back_in_the_pages_words_is_no_paraphrase_of_it() -> None:
+    """A sentence closer in meaning to the question than to the page sentence said to carry it
+    restates what was asked: the page's words around it do not make it an answer."""
+    sources = Bundle([Source(1, "2210.17323", "GPTQ", "2022-10-31", (5,), GPTQ_PAGE)])
+    question = "How does GPTQ avoid numerical issues for smaller models?"
+    echo = "GPTQ avoids numerical issues for smaller models by choosing a sufficient general approach [1]."
+    assert [d.sentence for d in ground_answer(echo, sources, question).dropped] == [echo]
+    answer = (
+        "GPTQ adds a small constant, 1% of the average diagonal value, to the diagonal of H [1]."
+    )
+    assert not ground_answer(answer, sources, question).dropped

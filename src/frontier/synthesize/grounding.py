@@ -378,7 +378,9 @@ class _SentenceCheck:
             return False
         share, closeness, window = carrier
         if not carries(share, closeness, len(_stems(text)), len(_stated_numbers(text))) and not (
-            aligned(self.alignment, text, window.span) and _named_where_said(names, text, window)
+            aligned(self.alignment, text, window.span)
+            and _named_where_said(names, text, window)
+            and not self._nearer_the_question(text, window)
         ):
             return False
         if self._borrows(text, window, windows, share >= MIN_WORD_SHARE):
@@ -388,6 +390,16 @@ class _SentenceCheck:
             text, window.span, window.title, self.question, self.similarity
         )
         return not self.last_fault
+
+    def _nearer_the_question(self, text: str, window: _Window) -> bool:
+        """The text is closer in meaning to the question than to the source sentence said to
+        carry it: it restates what was asked in the source's words, and answers nothing."""
+        if self.similarity is None or not self.question:
+            return False
+        to_question, to_window = self.similarity(
+            text, [self.question, f"{window.title}: {window.span}"]
+        )
+        return to_question >= to_window
 
     def _borrows(
         self, text: str, carrier: _Window, windows: list[_Window], most: bool = False

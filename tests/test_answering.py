@@ -753,3 +753,15 @@ def test_a_small_share_where_the_source_says_most_is_the_opposite() -> None:
     )
     assert fact_fault(wrong, source) == "states the opposite direction of its source"
     assert fact_fault("The host cache still serves most of the requests.", source) == ""
+
+
+def test_a_sentence_announcing_the_reasons_after_it_ranks_below_one_giving_them() -> None:
+    question = "Why does the scheduler split long prompts into chunks?"
+    announcing = "Prompt chunking in the scheduler is hinged on two key insights."
+    giving = (
+        "A chunk of a few hundred tokens already saturates the GPU's compute, so splitting a long "
+        "prompt costs little while decodes ride along in the same batch."
+    )
+    ranked = rank(question, _candidates([announcing, giving]), shipped_similarity())
+    assert ranked[0].text == giving
+    assert ranked[0].score - ranked[1].score > 1.0, "announcing costs what pointing costs"

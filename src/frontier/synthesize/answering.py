@@ -175,7 +175,11 @@ _POINTER = re.compile(
     r"|discussed|explain|explained) (?:in|below)\b|\bin the (?:subsequent|following|next)"
     r" (?:sub)?sections?\b|\bwe(?:'ll| will) (?:briefly )?(?:examine|describe|discuss|present)\b"
     r"|\bwe (?:first |then |next |now |further )?(?:introduce|describe|present|discuss|detail"
-    r"|explain|elaborate on|evaluate)\b[^.]*\b(?:in|at) (?:§|Sections?\s|Sec\.\s?)\d",
+    r"|explain|elaborate on|evaluate)\b[^.]*\b(?:in|at) (?:§|Sections?\s|Sec\.\s?)\d"
+    # "… hinged on two key insights.": a sentence announcing the ones after it holds none of them
+    r"|\b(?:two|three|four|five|several|a few|the following)\s+(?:\w+\s+)?(?:insights?"
+    r"|observations?|reasons?|contributions?|challenges?|steps?|ideas?|principles?|questions?"
+    r"|techniques?|components?)\W*$",
     re.IGNORECASE,
 )
 # an artifact appendix describes the package that reproduces the paper, not what the paper found

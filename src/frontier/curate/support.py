@@ -144,6 +144,11 @@ def content_stems(text: str) -> set[str]:
     return {_stem(w) for w in _words(text) if is_content_word(w)}
 
 
+def plain_stems(text: str) -> set[str]:
+    """`content_stems` with a plural the same word as its singular ("GPUs" is "gpu")."""
+    return {stem[:-1] if stem.endswith("s") else stem for stem in content_stems(text)}
+
+
 def is_content_word(word: str) -> bool:
     """A word that says what a sentence is about: three letters or more, not a function word."""
     return len(word) > 2 and word.lower() not in _STOP

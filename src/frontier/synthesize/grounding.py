@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from frontier.curate.support import MIN_WORD_SHARE, content_stems, names_in
+from frontier.curate.support import MIN_WORD_SHARE, names_in, plain_stems
 from frontier.synthesize.answering import lacks_asked_kind
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
@@ -86,8 +86,7 @@ _NUMBER_WORDS = {
 _UNIT = re.compile(r"[KMGT]i?B|[KMGT]B/s|[GM]bps|[GM]Hz|T?FLOPS?|FLOPs|ms|GPU-hours?")
 # words that join clauses, not content, stemmed as `_stems` stems
 _CONNECTIVES = frozenset(
-    stem[:-1] if stem.endswith("s") else stem
-    for stem in content_stems(
+    plain_stems(
         "because since due whereas once until instead already plus like must even still yet "
         "hence therefore however rather despite"
     )
@@ -602,9 +601,8 @@ _SIZE_WORDS = frozenset(["tiny", "mini", "small", "base", "medium", "large", "xl
 
 
 def _stems(text: str) -> set[str]:
-    """`content_stems` without connectives, a plural the same word as its singular ("GPUs")."""
-    stems = {stem[:-1] if stem.endswith("s") else stem for stem in content_stems(text)}
-    return stems - _CONNECTIVES
+    """`plain_stems` without connectives."""
+    return plain_stems(text) - _CONNECTIVES
 
 
 def _is_short(sentence: str) -> bool:

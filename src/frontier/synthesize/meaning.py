@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from frontier.curate.support import content_stems, is_content_word
+from frontier.curate.support import content_stems, is_content_word, plain_stems
 from frontier.llm.embeddings import EmbeddingError, load_embedder
 from frontier.synthesize.citations import strip_citations
 from frontier.text import (
@@ -1131,10 +1131,6 @@ def shipped_similarity() -> Similarity | None:
     return similarity
 
 
-def _alignment_stem(word: str) -> str:
-    return word.lower().removesuffix("s")[:6]
-
-
 @functools.cache
 def shipped_alignment() -> Alignment | None:
     """Word-by-word closeness by the shipped model's word vectors in context (None when the
@@ -1148,14 +1144,14 @@ def shipped_alignment() -> Alignment | None:
     def alignment(text: str, window: str) -> float:
         words, vectors = words_of(text)
         given, others = words_of(window)
-        stems = {_alignment_stem(word) for word in given}
+        stems = plain_stems(" ".join(given))
         content = [
             i for i, word in enumerate(words) if word[:1].isalpha() and is_content_word(word)
         ]
         if not content or not len(others):
             return 0.0
         closest = (vectors[content] @ others.T).max(axis=1)
-        new = [k for k, i in enumerate(content) if _alignment_stem(words[i]) not in stems]
+        new = [k for k, i in enumerate(content) if not plain_stems(words[i]) <= stems]
         if new and float(closest[new].mean()) < NEW_WORDS_ALIGNED:
             return 0.0
         return float(closest.mean())

@@ -275,13 +275,27 @@ def test_a_contribution_naming_its_subject_only_by_pointing_back_brings_the_sent
     )
 
 
-def test_a_contribution_with_a_lead_in_pointing_back_stays_a_quote_of_the_abstract() -> None:
+def test_a_problem_sentence_pointing_back_in_turn_brings_the_one_naming_what_it_means() -> None:
+    cause = "However, existing servers keep the cache of each request in one contiguous block."
     problem = "When managed inefficiently, this memory is wasted by fragmentation."
     contribution = "To address this problem, we propose PagedBlocks, an allocator of fixed blocks."
-    abstract = f"Serving needs memory for the cache. {problem} {contribution} Code is released."
+    abstract = f"Serving needs memory. {cause} {problem} {contribution} Code is released."
     text = contribution_sentences("PagedBlocks", abstract)
+    # each sentence is the abstract's; the first no longer turns from one not shown
+    assert text == f"Existing servers keep the cache{cause.split('servers keep the cache')[1]} " + (
+        f"{problem} {contribution}"
+    )
+    # a problem sentence that names what it is about is enough
+    named = "Fragmentation wastes a third of the memory of the cache."
+    text = contribution_sentences("PagedBlocks", f"{cause} {named} {contribution}")
+    assert text == f"{named} {contribution}"
+    # the pair is kept whole when it only fits alone
+    long_cause = "Existing servers " + "keep a cache of each request, " * 20 + "in one block."
+    text = contribution_sentences("PagedBlocks", f"{long_cause} {problem} {contribution}")
     assert text == f"{problem} {contribution}"
-    assert text in abstract
+    turned = "For example, a server wastes a third of the cache on fragmentation."
+    text = contribution_sentences("PagedBlocks", f"Serving needs memory. {turned} {contribution}")
+    assert text.startswith("A server wastes a third of the cache on fragmentation. To address")
 
 
 def test_an_entity_is_named_by_what_the_papers_sentence_does_with_it() -> None:

@@ -67,11 +67,14 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-21"
+CHECK_VERSION = "entry-check-22"
 # a contribution naming what it is about by pointing back: "to alleviate this bottleneck", "an
 # overview of this promising decoding paradigm", "to this end"; not the paper pointing at itself,
 # nor "such" before anything but a problem ("such heterogeneous requests" describes them)
-_SELF = r"paper|work|study|article|survey|review|report|manuscript|thesis|chapter|section|tutorial"
+_SELF = (
+    r"paper|work|study|article|survey|review|report|manuscript|thesis|chapter|section|tutorial"
+    r"|whitepaper|note"
+)
 _POINTS_BACK = re.compile(
     rf"\b(?:this|these)\s+(?!(?:{_SELF})\b)[a-z][\w-]*"
     r"|\b(?:such|that|those)\s+(?:\w+\s+)?(?:bottlenecks?|problems?|issues?|challenges?"
@@ -166,17 +169,38 @@ def without_footnote_marks(text: str, names: list[str]) -> str:
 def _stated(sentence: str, sentences: list[str], i: int, title: str) -> str:
     """The contribution without its lead-in; or, when it points back at what it names ("to
     alleviate this bottleneck, we ..."), the sentence before and the contribution as written:
-    read alone, "this bottleneck" would name nothing, and the pair stays a quote. Not when the
+    read alone, "this bottleneck" would name nothing. When that sentence points back in turn
+    ("this memory"), the one before it too, if the three are short enough; the first is shown
+    without a connective that turns from what came before it ("However, ..."). Not when a
     sentence before is the title again (an abstract without one opens with what stands for it)."""
-    before = sentences[i - 1] if i else ""
-    if (
-        before
-        and _POINTS_BACK.search(sentence)
-        and len(before) + len(sentence) <= REFERENT_CHARS
-        and not restates_title(before, title)
-    ):
-        return f"{before} {sentence}"
-    return _capitalised(_LEAD_IN.sub("", sentence))
+    if not (i and _POINTS_BACK.search(sentence)):
+        return _capitalised(_LEAD_IN.sub("", sentence))
+    quoted = [sentence]
+    for before in reversed(sentences[max(0, i - 2) : i]):
+        room = sum(map(len, quoted)) + len(before) <= REFERENT_CHARS
+        if not room or restates_title(before, title):
+            break
+        quoted.insert(0, before)
+        if not _refers_back(before):
+            break
+    if len(quoted) == 1:
+        return _capitalised(_LEAD_IN.sub("", sentence))
+    quoted[0] = _capitalised(_TURN.sub("", quoted[0]))
+    return " ".join(quoted)
+
+
+# "However, …", "For example, …": a turn from a sentence the quote does not show
+_TURN = re.compile(
+    r"^(?:however|but|yet|still|nevertheless|nonetheless|for (?:example|instance)|moreover|"
+    r"furthermore|in addition|additionally|meanwhile|in contrast|on the other hand),?\s+",
+    re.IGNORECASE,
+)
+
+
+def _refers_back(sentence: str) -> bool:
+    """The sentence leans on the one before it: it opens with a pointer ("This …") or points
+    back at what it names ("this memory")."""
+    return bool(_POINTER.match(sentence) or _POINTS_BACK.search(sentence))
 
 
 def _with_explanation(text: str, sentences: list[str], i: int) -> str:

@@ -24,6 +24,7 @@ from frontier.synthesize.meaning import (
     A_QUESTION,
     ECHO,
     FRAGMENT,
+    NOTATION,
     SELF_COMPARED,
     TAUTOLOGY,
     fact_fault,
@@ -136,6 +137,12 @@ def test_praise_around_the_question_s_own_words_is_an_echo() -> None:
             "tokens respectively.",
             "",
         ),
+        # notation names symbols; a setting written with a symbol is a fact
+        ("We use x ∈ V to denote a token where V is the vocabulary.", NOTATION),
+        ("Let M_p be the target model and M_q the approximation model.", NOTATION),
+        ("Let the batch size b be 32.", ""),
+        ('We use the term "prefill" to denote the first iteration of a request.', ""),
+        ("We denote the method as FlashAttention-2.", ""),
     ],
 )
 def test_a_number_or_a_name_set_against_itself_says_nothing(sentence: str, reason: str) -> None:
@@ -345,6 +352,20 @@ def test_quotes_about_another_system_than_the_one_asked_about_say_so_first() -> 
     assert quote_lines(named, question).startswith('- "EAGLE')
     # a sentence of the paper whose title names the system is about it
     bundle = Bundle([Source(1, "p1", "Medusa: Simple LLM Inference Acceleration", "", (3,), "")])
+    assert quote_lines(other, question, bundle).startswith('- "EAGLE')
+    # and of a paper whose abstract names it as its own work
+    titled = Source(1, "p1", "Efficient Drafting with Multiple Heads", "", (3,), "")
+    bundle = Bundle([titled], abstracts={"p1": "We present Medusa, a method that drafts ..."})
+    assert quote_lines(other, question, bundle).startswith('- "EAGLE')
+    # a page that cites the system in its related work is not about it, unless the sentence
+    # beside the answering one names it
+    cited = "Medusa (Cai et al., 2023) trains extra heads. Lookahead uses n-grams. " + (
+        "We study other drafters. EAGLE keeps a 2.4× speed-up over autoregressive decoding."
+    )
+    bundle = Bundle([Source(1, "p1", "Drafting", "", (3,), cited)], {("p1", 3): cited})
+    assert quote_lines(other, question, bundle).startswith(MISSING_SUBJECT.format(names="Medusa"))
+    beside = "Medusa trains extra heads. " + cited.split(". ", 3)[3]
+    bundle = Bundle([Source(1, "p1", "Drafting", "", (3,), beside)], {("p1", 3): beside})
     assert quote_lines(other, question, bundle).startswith('- "EAGLE')
 
 

@@ -17,7 +17,7 @@ from frontier.llm.deadline import DeadlinePassed, before, stream_before
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import ChatResult
 from frontier.store.model_checks import record_checks
-from frontier.store.queries import page_texts
+from frontier.store.queries import page_texts, paper_abstracts
 from frontier.store.retrieval import chunk_texts, named_nowhere, paper_dates, triaged_papers
 from frontier.store.synthesis import (
     asks_unwritten_since_written,
@@ -31,6 +31,7 @@ from frontier.synthesize.answering import (
     candidates,
     is_read_row,
     lacks_asked_kind,
+    page_units,
     question_names,
     rank,
 )
@@ -196,6 +197,7 @@ def with_pages(conn: sqlite3.Connection, bundle: Bundle) -> Bundle:
     """The bundle with the whole text of its sources' pages, where answers are sought."""
     keys = [(s.paper_id, s.pages[0]) for s in bundle.sources if s.pages]
     bundle.pages = page_texts(conn, keys)
+    bundle.abstracts = paper_abstracts(conn, sorted({s.paper_id for s in bundle.sources}))
     return bundle
 
 
@@ -445,20 +447,30 @@ def missing_subject_line(
     question: str, answering: list[Answering], bundle: Bundle | None = None
 ) -> str:
     """A line saying no answering sentence is about the system the question names ("What
-    speed-up does Medusa get?" answered by sentences on EAGLE), when none names it and no
-    source they come from names it in its title or its text (the vLLM paper's title says
-    PagedAttention, its pages say vLLM); else ""."""
+    speed-up does Medusa get?" answered by sentences on EAGLE), when none names it, nor a
+    sentence beside it, nor its paper's title or abstract (the vLLM paper's title says
+    PagedAttention, its abstract says vLLM); else "". A paper that only cites the system
+    in passing on the page is not about it."""
     names = subject_names(question)
     if not answering or not names:
         return ""
-
-    def names_it(name: str, a: Answering) -> bool:
-        source = bundle.by_number(a.number) if bundle and a.number in bundle.numbers() else None
-        around = f"{source.title} {source.text}" if source else ""
-        return name.lower() in f"{a.text} {around}".lower()
-
-    missing = [n for n in names if not any(names_it(n, a) for a in answering)]
+    about = [_where_named(a, bundle).lower() for a in answering]
+    missing = [n for n in names if not any(n.lower() in where for where in about)]
     return MISSING_SUBJECT.format(names=" or ".join(missing)) if missing == names else ""
+
+
+def _where_named(answering: Answering, bundle: Bundle | None) -> str:
+    """The text where a subject of the question may be named for an answering sentence: it,
+    the sentences beside it on its page, its paper's title and abstract."""
+    if bundle is None:
+        return answering.text
+    page = bundle.pages.get((answering.paper_id, answering.page or 0), "")
+    units = page_units(page)
+    at = next((i for i, unit in enumerate(units) if answering.text in unit), None)
+    beside = units[max(0, at - 1) : at + 2] if at is not None else []
+    title = next((s.title for s in bundle.sources if s.paper_id == answering.paper_id), "")
+    abstract = bundle.abstracts.get(answering.paper_id, "")
+    return " ".join([answering.text, *beside, title, abstract])
 
 
 def missing_kind_line(question: str, answering: list[Answering]) -> str:

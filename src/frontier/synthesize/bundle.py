@@ -38,6 +38,8 @@ class Bundle:
     pages: dict[tuple[str, int], str] = field(default_factory=dict)
     # the systems the question names that no source of the KB names (then there are no sources)
     unnamed: list[str] = field(default_factory=list)
+    # each source paper's abstract: what the paper says its own work is
+    abstracts: dict[str, str] = field(default_factory=dict)
 
     def render(self) -> str:
         return "\n\n".join(source.render() for source in self.sources)
@@ -62,7 +64,7 @@ class Bundle:
                 break
             kept.append(source)
             used += cost
-        return Bundle(kept, self.pages, self.unnamed)
+        return Bundle(kept, self.pages, self.unnamed, self.abstracts)
 
     def to_list(self, with_text: bool = False) -> list[dict[str, object]]:
         """The sources as stored; `with_text` keeps the text sent (it may reach past a chunk)."""

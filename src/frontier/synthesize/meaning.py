@@ -70,6 +70,7 @@ REFERENCE = "a reference-list entry"
 FILLER = "says nothing of its own (the question, the answer, the sources)"
 SELF_COMPARED = "sets a number or a name against itself"
 A_QUESTION = "asks a question instead of answering one"
+NOTATION = "defines notation"
 
 _UNIT_AFTER = re.compile(
     r"\s?(%|×|x\b|[KMGT]i?B(?:/s)?\b|[GM]bps\b|ms\b|s\b|seconds?\b|minutes?\b|hours?\b|"
@@ -431,9 +432,29 @@ def says_nothing(sentence: str, question: str = "") -> str:
         return SELF_COMPARED
     if _QUESTION_LABEL.match(body) or body.rstrip(" .").endswith("?"):
         return A_QUESTION
+    if _defines_notation(body):
+        return NOTATION
     if question and _echoes(body, question):
         return ECHO
     return ""
+
+
+def _defines_notation(body: str) -> bool:
+    """ "We use x ∈ V to denote a token", "Let M_p be the target model": a sentence naming the
+    symbols of what follows, with no number of its own (a setting "let b = 32" is a fact)."""
+    return (
+        bool(_NOTATION_VERB.search(body))
+        and bool(_SYMBOL.search(body))
+        and not _numbers(_SYMBOL.sub(" ", body))
+    )
+
+
+# "to denote", "denotes", "let … be", "we write", "is denoted by"
+_NOTATION_VERB = re.compile(
+    r"\b(?:to denote|denotes?|denoted (?:by|as)|we write|let\b[^.;]{1,40}\bbe)\b", re.IGNORECASE
+)
+# a one-letter symbol ("x", "V", "M_p", "x_{<t}"), or a sign of set or sum
+_SYMBOL = re.compile(r"(?<![\w-])(?![aAI]\b)[A-Za-z](?:_\{?\w+\}?|\d)?(?![\w-])|[∈∉⊂⊆∑∏θ]")
 
 
 def _is_reference(body: str, words: list[str]) -> bool:

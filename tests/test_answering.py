@@ -172,6 +172,9 @@ def test_a_tautology_says_one_thing_twice_with_little_else() -> None:
     )
     assert says_nothing(full) == ""
     assert page_units(full) == [full]
+    # the same words around two numbers are two facts
+    paired = "About 183% more area, versus about 53% more area with a 16-bit accumulator."
+    assert says_nothing(paired) == ""
 
 
 def test_a_sentence_citing_others_by_author_and_year_is_still_an_answer() -> None:
@@ -270,6 +273,14 @@ def test_a_citation_or_an_abbreviation_does_not_end_a_sentence() -> None:
 def test_four_and_a_half_hours_is_the_number_four_and_a_half_in_hours() -> None:
     facts = facts_in("It needs roughly four and a half hours on one A100.")
     assert [(f.value, f.unit) for f in facts] == [(4.5, "time")]
+
+
+def test_half_precision_and_a_named_half_count_nothing_a_half_of_something_does() -> None:
+    assert facts_in("All runs use half precision and greedy decoding.") == []
+    assert facts_in("Prefill only runs the self-decoder half, then exits.") == []
+    assert facts_in("The first half of the layers are skipped.") == []
+    assert [f.value for f in facts_in("Paging cuts the cache by half.")] == [0.5]
+    assert [f.value for f in facts_in("It uses half the memory of vLLM.")] == [0.5]
 
 
 def test_a_figures_axis_labels_read_into_the_text_are_no_answer() -> None:

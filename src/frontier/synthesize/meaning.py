@@ -341,6 +341,13 @@ _SPELLED_NUMBER = re.compile(
     r"|(?P<word>" + "|".join([*NUMBER_WORDS, "both", "pair"]) + r"))\b",
     re.IGNORECASE,
 )
+# "half precision", "the first half", "the self-decoder half": a format or a part, no count
+_NOT_A_COUNT = re.compile(
+    r"\b(?:half|double)[- ](?:precision|floats?|width)\b"
+    r"|\b(?:first|second|other|lower|upper|latter|former)\s+half\b"
+    r"|\b(?:the|its|their|this|that|each|one)\s+[\w-]+\s+half\b(?!\s+(?:of|the|as|a|an|its)\b)",
+    re.IGNORECASE,
+)
 _ANSWER_WORD = re.compile(r"^\s*(?:no|yes)\b[,;:.]?\s*", re.IGNORECASE)
 _LOWER_IS_BETTER = re.compile(
     r"^(?:latenc|cost|time|memor|overhead|error|perplex|energ|bubble|footprint|fragment|"
@@ -535,18 +542,21 @@ def _has_claim_verb(words: list[str]) -> bool:
 
 
 def _is_tautology(words: list[str]) -> bool:
-    """One run of content words said twice, or a word said three times, with little else: a
-    long sentence that names a thing again around new facts says something."""
+    """One run of content words said twice, or a word said three times, with little else and
+    at most one number: a long sentence that names a thing again around new facts says
+    something."""
     stems = [
         _stem(w) or w.lower() for w in words if w.lower() not in _PLAIN_WORDS and not w[0].isdigit()
     ]
     if len(stems) < 4:
         return False
+    numbers = Counter(w for w in words if w[0].isdigit())
+    if len(numbers) >= 2:
+        return False  # "about 183% more area, versus about 53% more area": two facts, one frame
     counts = Counter(stems)
     pairs = Counter(itertools.pairwise(stems))
     repeated_pair = any(n >= 2 for n in pairs.values())
     thrice = any(n >= 3 for n in counts.values())
-    numbers = Counter(w for w in words if w[0].isdigit())
     said_once = sum(n == 1 for n in counts.values()) + sum(n == 1 for n in numbers.values())
     distinct_share = len(counts) / len(stems)
     return said_once <= TAUTOLOGY_ELSE and (
@@ -611,10 +621,13 @@ def facts_in(text: str, in_names: bool = False) -> list[Fact]:
         found.append(
             Fact(value, unit, near - {""}, in_name=token is not None and token.group()[0].isalpha())
         )
+    parts = [m.span() for m in _NOT_A_COUNT.finditer(text)]
     for match in _SPELLED_NUMBER.finditer(text):
         word = (match["half"] or match["word"]).lower()
         if word not in NUMBER_WORDS and not match["half"] and not in_names:
             continue  # "both", "pair": two in a source, not in a sentence
+        if any(start <= match.start() < end for start, end in parts):
+            continue
         place = next((i for i, t in enumerate(tokens) if t.start() >= match.start()), len(tokens))
         around = tokens[max(0, place - NEARNUMBER_WORDS) : place + NEARNUMBER_WORDS + 1]
         near = frozenset(_plain_stem(t.group()) for t in around if t.group().isalpha())

@@ -282,7 +282,8 @@ def test_a_baseline_named_away_from_its_value_is_still_found() -> None:
 
 def test_a_baseline_said_without_a_comparison_word_is_found() -> None:
     """A lead-in 'when comparing with X' (not X's authors), the setting a change starts from,
-    and the other side of a contrast (whose own value has no baseline)."""
+    the other side of a contrast (whose own value has no baseline), and what the paper says it
+    compares its own with before the value it found."""
     leading = (
         "When comparing with DraftCheck Lee et al. (2024) on the shared tasks, we are faster on "
         "news (1.7× vs. 1.4×) and slower on dialogue (1.2× vs. 1.3×)."
@@ -299,6 +300,11 @@ def test_a_baseline_said_without_a_comparison_word_is_found() -> None:
     )
     first, second = propose(contrast)
     assert [b.text for b in first.baselines] == ["bfloat16 weights"] and not second.baselines
+    compared = (
+        "We compare walltimes for our kernel to those of the vendor implementation, showing a "
+        "latency improvement of 1.8X-2.4X."
+    )
+    assert [b.text for b in propose(compared)[0].baselines] == ["the vendor implementation"]
 
 
 def test_listed_values_over_as_many_listed_baselines_are_paired_in_order() -> None:

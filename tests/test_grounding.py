@@ -531,3 +531,31 @@ def test_the_question_said_back_in_the_pages_words_is_no_paraphrase_of_it() -> N
         "GPTQ adds a small constant, 1% of the average diagonal value, to the diagonal of H [1]."
     )
     assert not ground_answer(answer, sources, question).dropped
+
+
+def test_the_clauses_of_a_sentence_come_from_one_place_of_its_source() -> None:
+    """A name and what is said of it are held together: "FP8-E4 is the best format" may not
+    come from the page's first sentence and "for the Gaussian" from its last."""
+    page = (
+        "Of the formats we build in hardware, FP8-E4 is the best format for outliers, at 53% "
+        "more gates. Exponent bits put more values close to zero and fewer further away from it. "
+        "Wider formats cost more area and more power per operation. "
+        "Rounding to the grid is cheap for either of the two formats. "
+        "For a uniform distribution, the INT format is the best. "
+        "For the Gaussian distribution in the middle column, FP8-E2 is the best, with INT8 as a "
+        "very close second."
+    )
+    sources = Bundle([Source(1, "2303.17951", "Number formats", "2023-03-31", (9,), page)])
+    question = "How do FP8 and INT8 differ in how well they represent different distributions?"
+    swapped = (
+        "For the Gaussian distribution, FP8-E4 is the best format, with INT8 as a very close "
+        "second [1]."
+    )
+    assert ground_answer(swapped, sources, question).dropped
+    # clauses from two sentences side by side are one place
+    faithful = (
+        "For a uniform distribution the INT format is the best, while for a Gaussian FP8-E2 is "
+        "the best with INT8 a very close second [1]."
+    )
+    grounded = ground_answer(faithful, sources, question)
+    assert not grounded.dropped and grounded.text == faithful

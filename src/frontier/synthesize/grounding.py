@@ -67,6 +67,7 @@ _QUOTED = re.compile(r"[\"“](?P<text>[^\"“”]{12,})[\"”][.,;]?")
 LOOP_WORDS = 6  # a run of this many words said twice in one sentence is a loop
 QUOTED_SENTENCES = 3
 PARAPHRASE_WINDOWS = 6  # windows, best by shared words, held against a sentence by meaning
+CLAUSE_GAP = 1  # sentences that may stand between the places holding one sentence's clauses
 BORROWED_WORDS = 2  # words a sentence takes from other source sentences before it is assembled
 BORROWED_SHARE = 0.5  # of the words its closest window lacks
 SHARE_WEIGHT = 0.5  # what shared words add to closeness in meaning when choosing the carrier
@@ -229,6 +230,7 @@ class _Window:
     numbers: frozenset[Decimal]
     span: str = ""  # the source sentence(s) as written
     title: str = ""
+    at: tuple[int, int, int] = (0, 0, 0)  # the source's number, its first and last sentences
 
 
 @dataclass
@@ -243,6 +245,7 @@ class _SentenceCheck:
     similarity: Similarity | None = None
     alignment: Alignment | None = None
     last_fault: str = ""  # what the closest source sentence holds otherwise than a sentence states
+    last_places: set[tuple[int, int, int]] = field(default_factory=set)  # where a text was held
     _source_numbers: dict[int, set[Decimal]] = field(default_factory=dict)
     _windows: dict[int, list[_Window]] = field(default_factory=dict)
 
@@ -341,7 +344,7 @@ class _SentenceCheck:
         if self.held(claim, windows):
             return True
         clauses = [clause for clause in _CLAUSE.split(claim) if clause and clause.strip()]
-        if len(clauses) > 1 and all(self.held(clause, windows) for clause in clauses):
+        if len(clauses) > 1 and self._clauses_held_together(clauses, windows):
             wanted = _stems(claim)
             claims = [c for c in clauses if _stated_numbers(c) or not _is_short(c)]
             covered = wanted & set().union(*(_stems(c) for c in claims))
@@ -362,20 +365,38 @@ class _SentenceCheck:
         )
         return self.held(claim, [union])
 
+    def _clauses_held_together(self, clauses: list[str], windows: list[_Window]) -> bool:
+        """Each clause is held, and those that name something are held with at most CLAUSE_GAP
+        sentences between them, in one source: a name and what is said of it come from one
+        place, not a clause from each end of the page ("FP8-E4 is the best" from one sentence,
+        "for the Gaussian" from another)."""
+        held_at: list[set[tuple[int, int, int]]] = []
+        for clause in clauses:
+            if not self.held(clause, windows):
+                return False
+            if _names(clause) - self._question_names:
+                held_at.append(self.last_places)
+        anchors = set().union(*held_at) if held_at else set()
+        return not held_at or any(
+            all(any(_near(anchor, place) for place in places) for places in held_at)
+            for anchor in anchors
+        )
+
     def held(self, text: str, windows: list[_Window]) -> bool:
         """The window that carries the text best (most of its content words, or fewer in words
         that mean the same) bears it out, its names and its facts as stated (numbers with what
         they count, direction, negation, cause). A short text without a number (a transition,
         a list's head) needs only its names somewhere."""
         names = _names(text) - self._question_names
+        naming = [w for w in windows if all(_names_in_text(n, w.text) for n in names)]
+        self.last_places = {w.at for w in naming}
         if not _stated_numbers(text) and _is_short(text):
             return all(any(_names_in_text(name, w.text) for w in windows) for name in names)
-        carrier = self.carrier(
-            text, [w for w in windows if all(_names_in_text(n, w.text) for n in names)]
-        )
+        carrier = self.carrier(text, naming)
         if carrier is None:
             return False
         share, closeness, window = carrier
+        self.last_places = {window.at}
         if not carries(share, closeness, len(_stems(text)), len(_stated_numbers(text))) and not (
             aligned(self.alignment, text, window.span)
             and _named_where_said(names, text, window)
@@ -436,7 +457,8 @@ class _SentenceCheck:
             source = self.bundle.by_number(number)
             head = f"{source.title} {source.date[:4]}"
             parts = prose_sentences(_BROKEN_HYPHEN.sub("-", strip_citations(source.text))) or [""]
-            spans = parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
+            singles = [(place, place, span) for place, span in enumerate(parts)]
+            pairs = [(i, i + 1, f"{a} {b}") for i, (a, b) in enumerate(itertools.pairwise(parts))]
             self._windows[number] = [
                 _Window(
                     frozenset(_stems(span)),
@@ -444,8 +466,9 @@ class _SentenceCheck:
                     frozenset(_numbers_in(span) | _numbers_in(head)),
                     span,
                     head,
+                    (number, first, last),
                 )
-                for span in spans
+                for first, last, span in [*singles, *pairs]
             ]
         return self._windows[number]
 
@@ -502,6 +525,12 @@ class _SentenceCheck:
         if _is_short(sentence) or self.borne_out(claim, sorted(self.valid), together=True):
             return ""
         return "cites no source, and no sentences of the sources bear it out"
+
+
+def _near(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    """Two windows of one source with at most CLAUSE_GAP sentences between them."""
+    between = max(a[1], b[1]) - min(a[2], b[2]) - 1
+    return a[0] == b[0] and between <= CLAUSE_GAP
 
 
 def _flat_words(text: str) -> str:

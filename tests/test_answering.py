@@ -143,6 +143,8 @@ def test_praise_around_the_question_s_own_words_is_an_echo() -> None:
         ("Let the batch size b be 32.", ""),
         ('We use the term "prefill" to denote the first iteration of a request.', ""),
         ("We denote the method as FlashAttention-2.", ""),
+        ("Here, V denotes the vocabulary and x a token.", NOTATION),
+        ("The latency grows linearly with L, where L denotes the sequence length.", ""),
     ],
 )
 def test_a_number_or_a_name_set_against_itself_says_nothing(sentence: str, reason: str) -> None:

@@ -447,20 +447,25 @@ def says_nothing(sentence: str, question: str = "") -> str:
 
 
 def _defines_notation(body: str) -> bool:
-    """ "We use x ∈ V to denote a token", "Let M_p be the target model": a sentence naming the
-    symbols of what follows, with no number of its own (a setting "let b = 32" is a fact)."""
+    """A sentence that only names the symbols of what follows ("We use x ∈ V to denote a
+    token", "Let M_p be the target model"), with no number of its own (a setting "let b be
+    32" is a fact); a sentence saying something of a symbol it then defines ("latency grows
+    with L, where L denotes the length") says something."""
     return (
-        bool(_NOTATION_VERB.search(body))
+        bool(_NOTATION_OPENING.match(body))
         and bool(_SYMBOL.search(body))
         and not _numbers(_SYMBOL.sub(" ", body))
     )
 
 
-# "to denote", "denotes", "let … be", "we write", "is denoted by"
-_NOTATION_VERB = re.compile(
-    r"\b(?:to denote|denotes?|denoted (?:by|as)|we write|let\b[^.;]{1,40}\bbe)\b", re.IGNORECASE
+# "We use … to denote", "We write", "Let … be", "x denotes", "Here, V denotes …"
+_NOTATION_OPENING = re.compile(
+    r"^(?:(?:here|formally|throughout|similarly),?\s+)?"
+    r"(?:we (?:use|write|denote)\b|let\b[^.;]{1,40}\bbe\b"
+    r"|[A-Za-z](?:_\{?\w+\}?|\d)?\s+(?:denotes|is denoted)\b)",
+    re.IGNORECASE,
 )
-# a one-letter symbol ("x", "V", "M_p", "x_{<t}"), or a sign of set or sum
+# a one-letter symbol ("x", "V", "M_p", "x_t"), or a sign of set or sum
 _SYMBOL = re.compile(r"(?<![\w-])(?![aAI]\b)[A-Za-z](?:_\{?\w+\}?|\d)?(?![\w-])|[∈∉⊂⊆∑∏θ]")
 
 

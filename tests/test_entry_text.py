@@ -289,10 +289,17 @@ def test_a_problem_sentence_pointing_back_in_turn_brings_the_one_naming_what_it_
     named = "Fragmentation wastes a third of the memory of the cache."
     text = contribution_sentences("PagedBlocks", f"{cause} {named} {contribution}")
     assert text == f"{named} {contribution}"
-    # the pair is kept whole when it only fits alone
+    # when what "this memory" means does not fit, the contribution stands alone, without the
+    # lead-in that points back at a problem it no longer shows
     long_cause = "Existing servers " + "keep a cache of each request, " * 20 + "in one block."
     text = contribution_sentences("PagedBlocks", f"{long_cause} {problem} {contribution}")
-    assert text == f"{problem} {contribution}"
+    assert text == "We propose PagedBlocks, an allocator of fixed blocks."
+    answered = (
+        "In this paper, we tackle this difficulty, and present PagedBlocks, a block allocator."
+    )
+    pressure = "While recent work eases this pressure, existing allocators remain " + "slow, " * 60
+    text = contribution_sentences("PagedBlocks", f"{long_cause} {pressure.strip(', ')}. {answered}")
+    assert text == "We present PagedBlocks, a block allocator."
     turned = "For example, a server wastes a third of the cache on fragmentation."
     text = contribution_sentences("PagedBlocks", f"Serving needs memory. {turned} {contribution}")
     assert text.startswith("A server wastes a third of the cache on fragmentation. To address")

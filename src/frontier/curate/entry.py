@@ -67,7 +67,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-22"
+CHECK_VERSION = "entry-check-23"
 # a contribution naming what it is about by pointing back: "to alleviate this bottleneck", "an
 # overview of this promising decoding paradigm", "to this end"; not the paper pointing at itself,
 # nor "such" before anything but a problem ("such heterogeneous requests" describes them)
@@ -183,10 +183,31 @@ def _stated(sentence: str, sentences: list[str], i: int, title: str) -> str:
         quoted.insert(0, before)
         if not _refers_back(before):
             break
-    if len(quoted) == 1:
-        return _capitalised(_LEAD_IN.sub("", sentence))
+    opens_the_abstract = i + 1 == len(quoted)
+    if len(quoted) == 1 or (_refers_back(quoted[0]) and not opens_the_abstract):
+        return _alone(sentence)
     quoted[0] = _capitalised(_TURN.sub("", quoted[0]))
     return " ".join(quoted)
+
+
+def _alone(sentence: str) -> str:
+    """The contribution without what points back at a problem the entry does not show: "In this
+    paper, we address this challenge, and propose X" reads "We propose X"."""
+    sentence = _ANSWERS_WHAT_CAME_BEFORE.sub(r"\1 ", sentence)
+    return _capitalised(_LEAD_IN.sub("", _POINTED_LEAD_IN.sub("", sentence)))
+
+
+# "we address this challenge, and propose": a clause that only answers the sentence before
+_ANSWERS_WHAT_CAME_BEFORE = re.compile(
+    r"\b(we|this (?:paper|work))\s+(?:address|tackle|solve|overcome|attack|confront|study)\s+"
+    r"(?:this|these|such|that|those)\s+[\w-]+(?:\s+[\w-]+)?,?\s+and\s+(?:we\s+)?",
+    re.IGNORECASE,
+)
+# "To alleviate this bottleneck, ...": a lead-in naming nothing once its referent is not shown
+_POINTED_LEAD_IN = re.compile(
+    r"^(?:(?:in|with) this (?:paper|work),?\s*)?to \w+ (?:this|these|such|that|those)\b[^,]{0,60},\s*",
+    re.IGNORECASE,
+)
 
 
 # "However, …", "For example, …": a turn from a sentence the quote does not show

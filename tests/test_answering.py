@@ -382,6 +382,39 @@ def test_quotes_about_another_system_than_the_one_asked_about_say_so_first() -> 
     assert quote_lines(other, question, bundle).startswith('- "EAGLE')
 
 
+def test_an_acronym_is_a_subject_when_a_sources_title_gives_it_as_its_system() -> None:
+    from frontier.synthesize.ask import MISSING_SUBJECT
+    from frontier.synthesize.bundle import Bundle, Source
+
+    question = "What bit widths does AWQ quantize weights to?"
+    other = [Answering(1, "p1", 3, "Prior formats quantize outliers to 8 bits as well.", 9.0)]
+    titles = [
+        Source(1, "p1", "SpQR: A Sparse-Quantized Representation", "", (3,), ""),
+        Source(2, "p2", "AWQ: Activation-aware Weight Quantization", "", (1,), ""),
+    ]
+    shown = quote_lines(other, question, Bundle(titles))
+    assert shown.startswith(MISSING_SUBJECT.format(names="AWQ"))
+    # with no source naming it its system, an acronym may be the field's ("TTFT", "GPU")
+    assert quote_lines(other, question, Bundle(titles[:1])).startswith('- "Prior formats')
+    ttft = "What TTFT does SpQR reach on GPUs?"
+    assert not quote_lines(other, ttft, Bundle(titles)).startswith(MISSING_SUBJECT[:20])
+
+
+def test_a_paper_asked_for_by_its_authors_or_lab_is_about_them_and_models_are_no_subject() -> None:
+    from frontier.synthesize.ask import MISSING_SUBJECT, subject_names
+    from frontier.synthesize.bundle import Bundle, Source
+
+    question = "In Dettmers and Zettlemoyer's scaling study, does perplexity track accuracy?"
+    found = [Answering(1, "p1", 4, "Perplexity and zero-shot accuracy correlate closely.", 9.0)]
+    paper = [Source(1, "p1", "The case for 4-bit precision", "", (4,), "")]
+    byline = {"p1": "Tim Dettmers 1 Luke Zettlemoyer 1 University of Washington"}
+    assert quote_lines(found, question, Bundle(paper, bylines=byline)).startswith('- "Perplexity')
+    assert quote_lines(found, question, Bundle(paper)).startswith(MISSING_SUBJECT[:20])
+    # a model the system runs, or a number format, is not what the question is about
+    assert subject_names("On what GPUs were LLaMA 7B and Vicuna run by Orca?") == ["Orca"]
+    assert subject_names("Does LLM.int8() run attention in Int8 or FP8-E4M3?") == ["LLM.int8()"]
+
+
 def test_a_sentence_the_page_ends_inside_is_no_answer() -> None:
     assert not is_answer_like(
         '"vLLM++" has the same performance as "vLLM" because we find the de-11'

@@ -171,6 +171,23 @@ def test_a_question_on_a_system_no_paper_names_says_so_instead_of_answering_anot
     assert db(pdf_kb).execute("SELECT count(*) FROM llm_calls").fetchone()[0] == 0
 
 
+def test_a_papers_byline_is_its_first_page_before_the_abstract(pdf_kb: Path) -> None:
+    from frontier.store.synthesis import paper_bylines
+
+    conn = db(pdf_kb)
+    ids = paper_ids(conn)
+    bylines = paper_bylines(conn, [ids["gptq.pdf"], ids["awq.pdf"]])
+    assert "Frantar" in bylines[ids["gptq.pdf"]] and "Alistarh" in bylines[ids["gptq.pdf"]]
+    assert "MIT" in bylines[ids["awq.pdf"]]
+    # the abstract and what follows it are not the byline
+    for paper, byline in bylines.items():
+        (abstract,) = conn.execute("SELECT abstract FROM papers WHERE id = ?", (paper,)).fetchone()
+        assert abstract.split()[:6] and " ".join(abstract.split()[:6]) not in " ".join(
+            byline.split()
+        )
+    assert paper_bylines(conn, []) == {}
+
+
 def test_answers_cite_only_their_bundle_and_follow_ups_reuse_it(
     pdf_kb: Path, model: tuple[FakeOpenAI, dict[str, str]]
 ) -> None:

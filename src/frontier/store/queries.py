@@ -103,16 +103,6 @@ def page_texts(
     return found
 
 
-def paper_abstracts(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, str]:
-    """Each paper's abstract, where it has one."""
-    marks = ",".join("?" * len(paper_ids))
-    rows = conn.execute(
-        f"SELECT id, abstract FROM papers WHERE id IN ({marks}) AND abstract IS NOT NULL",
-        paper_ids,
-    )
-    return dict(rows.fetchall())
-
-
 def known_content_hashes(conn: sqlite3.Connection) -> set[str]:
     return {
         r[0] for r in conn.execute("SELECT content_hash FROM papers WHERE content_hash IS NOT NULL")

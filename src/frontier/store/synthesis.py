@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
 from collections import Counter
 
@@ -184,3 +186,37 @@ def paper_abstracts(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str,
         else []
     )
     return {str(r[0]): str(r[1] or "") for r in rows}
+
+
+BYLINE_CHARS = 2000  # how far into a paper's first page its title, authors and affiliations run
+_ABSTRACT_HEADING = re.compile(r"\babstract\b", re.IGNORECASE)
+
+
+def paper_bylines(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, str]:
+    """Who wrote each paper and where: its authors and its first page up to the abstract."""
+    marks = ", ".join("?" for _ in paper_ids)
+    rows = (
+        conn.execute(
+            f"SELECT p.id, p.authors, substr(g.text, 1, ?) FROM papers p "
+            f"LEFT JOIN pages g ON g.paper_id = p.id AND g.page = 1 WHERE p.id IN ({marks})",
+            [BYLINE_CHARS, *paper_ids],
+        ).fetchall()
+        if paper_ids
+        else []
+    )
+    return {
+        str(r[0]): f"{_authors(r[1])} {_before_abstract(str(r[2] or ''))}".strip() for r in rows
+    }
+
+
+def _authors(stored: str | None) -> str:
+    try:
+        names = json.loads(stored or "[]")
+    except json.JSONDecodeError:
+        return ""
+    return ", ".join(str(n) for n in names) if isinstance(names, list) else ""
+
+
+def _before_abstract(first_page: str) -> str:
+    heading = _ABSTRACT_HEADING.search(first_page)
+    return first_page[: heading.start()] if heading else first_page

@@ -6,10 +6,11 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from frontier.curate.claims import system_names
 from frontier.curate.earned import ModelGate, failed_words, stored_gate
 from frontier.curate.support import content_stems
 from frontier.llm.client import LLM
@@ -17,11 +18,13 @@ from frontier.llm.deadline import DeadlinePassed, before, stream_before
 from frontier.llm.prompts import Prompt, load_prompt
 from frontier.llm.records import ChatResult
 from frontier.store.model_checks import record_checks
-from frontier.store.queries import page_texts, paper_abstracts
+from frontier.store.queries import page_texts
 from frontier.store.retrieval import chunk_texts, named_nowhere, paper_dates, triaged_papers
 from frontier.store.synthesis import (
     asks_unwritten_since_written,
     insert_ask,
+    paper_abstracts,
+    paper_bylines,
     supported_ask_bundle,
 )
 from frontier.synthesize import windows
@@ -41,7 +44,7 @@ from frontier.synthesize.grounding import Dropped, ground_answer
 from frontier.synthesize.meaning import says_nothing, shipped_similarity
 from frontier.synthesize.presets import PRESETS
 from frontier.synthesize.retrieve import Passage, Retriever, word_overlap
-from frontier.text import SentenceStarts, split_sentences
+from frontier.text import MODEL_NAME, SentenceStarts, split_sentences
 
 NO_SUPPORT = "The KB has no support for this question."
 # A passage supports a question when it is close in meaning, or holds nearly all its content words
@@ -177,11 +180,23 @@ def coined_names(question: str) -> list[str]:
 _COINED = re.compile(r"[a-z]-?[A-Z]")
 
 
-def subject_names(question: str) -> list[str]:
+def subject_names(question: str, titles: Iterable[str] = ()) -> list[str]:
     """The names a question is about: coined ("vLLM") or capitalised ("Medusa"), not an acronym
-    of the field ("GPUs", "KV")."""
-    names = question_names(question)
-    return sorted(n for n in names if len(n) >= COINED_CHARS and not _ACRONYM.fullmatch(n))
+    of the field ("GPUs", "KV"); an acronym only when one of `titles` gives it as its paper's
+    system ("AWQ: Activation-aware Weight Quantization ..."). A model ("LLaMA 7B") or a number
+    format ("Int8") is what a system runs, not the system asked about."""
+    systems = {name.casefold() for title in titles for name in system_names(title)}
+    return sorted(
+        n
+        for n in {*question_names(question), *_CALLED.findall(question)}
+        if (len(n) >= COINED_CHARS and not _ACRONYM.fullmatch(n)) or n.casefold() in systems
+        if not (MODEL_NAME.fullmatch(n) or _NUMBER_FORMAT.fullmatch(n))
+    )
+
+
+# a system named as a call: "LLM.int8()"
+_CALLED = re.compile(r"(?<![\w.])[A-Za-z][\w-]*\.[A-Za-z][\w-]*\(\)")
+_NUMBER_FORMAT = re.compile(r"(?:u?int|fp|bf|nf|mx)\d+(?:-?e\dm\d)?", re.IGNORECASE)
 
 
 _ACRONYM = re.compile(r"[A-Z\d-]+s?")
@@ -197,7 +212,9 @@ def with_pages(conn: sqlite3.Connection, bundle: Bundle) -> Bundle:
     """The bundle with the whole text of its sources' pages, where answers are sought."""
     keys = [(s.paper_id, s.pages[0]) for s in bundle.sources if s.pages]
     bundle.pages = page_texts(conn, keys)
-    bundle.abstracts = paper_abstracts(conn, sorted({s.paper_id for s in bundle.sources}))
+    papers = sorted({s.paper_id for s in bundle.sources})
+    bundle.abstracts = paper_abstracts(conn, papers)
+    bundle.bylines = paper_bylines(conn, papers)
     return bundle
 
 
@@ -211,7 +228,15 @@ def answering_sentences(bundle: Bundle, question: str) -> list[Answering]:
         for c in candidates(bundle, bundle.pages)
         if is_read_row(c.text) or not says_nothing(c.text, question)
     ]  # a quote is held to what any shown sentence is: it must say something
-    return best_answering(rank(question, found, shipped_similarity()), question=question)
+    ranked = rank(question, found, shipped_similarity())
+    shown = best_answering(ranked, question=question)
+    if not missing_subject_line(question, shown, bundle):
+        return shown
+    # the closest sentences are about another system: the best of those about the one asked
+    # about answer the question, however far down they rank
+    names = [n.lower() for n in subject_names(question, [s.title for s in bundle.sources])]
+    about = [a for a in ranked if any(n in _where_named(a, bundle).lower() for n in names)]
+    return best_answering(about, question=question) or shown
 
 
 def widened(conn: sqlite3.Connection, question: str, passages: list[Passage]) -> list[Passage]:
@@ -451,7 +476,8 @@ def missing_subject_line(
     sentence beside it, nor its paper's title or abstract (the vLLM paper's title says
     PagedAttention, its abstract says vLLM); else "". A paper that only cites the system
     in passing on the page is not about it."""
-    names = subject_names(question)
+    titles = [source.title for source in bundle.sources] if bundle else []
+    names = subject_names(question, titles)
     if not answering or not names:
         return ""
     about = [_where_named(a, bundle).lower() for a in answering]
@@ -461,7 +487,8 @@ def missing_subject_line(
 
 def _where_named(answering: Answering, bundle: Bundle | None) -> str:
     """The text where a subject of the question may be named for an answering sentence: it,
-    the sentences beside it on its page, its paper's title and abstract."""
+    the sentences beside it on its page, its paper's title, byline and abstract (a question
+    may name a paper by its authors or its lab)."""
     if bundle is None:
         return answering.text
     page = bundle.pages.get((answering.paper_id, answering.page or 0), "")
@@ -470,7 +497,8 @@ def _where_named(answering: Answering, bundle: Bundle | None) -> str:
     beside = units[max(0, at - 1) : at + 2] if at is not None else []
     title = next((s.title for s in bundle.sources if s.paper_id == answering.paper_id), "")
     abstract = bundle.abstracts.get(answering.paper_id, "")
-    return " ".join([answering.text, *beside, title, abstract])
+    byline = bundle.bylines.get(answering.paper_id, "")
+    return " ".join([answering.text, *beside, title, byline, abstract])
 
 
 def missing_kind_line(question: str, answering: list[Answering]) -> str:

@@ -40,6 +40,8 @@ class Bundle:
     unnamed: list[str] = field(default_factory=list)
     # each source paper's abstract: what the paper says its own work is
     abstracts: dict[str, str] = field(default_factory=dict)
+    # each source paper's byline: who wrote it and where
+    bylines: dict[str, str] = field(default_factory=dict)
 
     def render(self) -> str:
         return "\n\n".join(source.render() for source in self.sources)
@@ -64,7 +66,7 @@ class Bundle:
                 break
             kept.append(source)
             used += cost
-        return Bundle(kept, self.pages, self.unnamed, self.abstracts)
+        return Bundle(kept, self.pages, self.unnamed, self.abstracts, self.bylines)
 
     def to_list(self, with_text: bool = False) -> list[dict[str, object]]:
         """The sources as stored; `with_text` keeps the text sent (it may reach past a chunk)."""

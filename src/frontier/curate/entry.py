@@ -191,18 +191,12 @@ def _stated(sentence: str, sentences: list[str], i: int, title: str) -> str:
 
 
 def _alone(sentence: str) -> str:
-    """The contribution without what points back at a problem the entry does not show: "In this
-    paper, we address this challenge, and propose X" reads "We propose X"."""
-    sentence = _ANSWERS_WHAT_CAME_BEFORE.sub(r"\1 ", sentence)
+    """The contribution as the abstract words it, from its subject on: without a lead-in, nor
+    one that points back at a problem the entry does not show ("To alleviate this bottleneck,
+    we ..."). What follows stays the abstract's words, so the entry can be quoted."""
     return _capitalised(_LEAD_IN.sub("", _POINTED_LEAD_IN.sub("", sentence)))
 
 
-# "we address this challenge, and propose": a clause that only answers the sentence before
-_ANSWERS_WHAT_CAME_BEFORE = re.compile(
-    r"\b(we|this (?:paper|work))\s+(?:address|tackle|solve|overcome|attack|confront|study)\s+"
-    r"(?:this|these|such|that|those)\s+[\w-]+(?:\s+[\w-]+)?,?\s+and\s+(?:we\s+)?",
-    re.IGNORECASE,
-)
 # "To alleviate this bottleneck, ...": a lead-in naming nothing once its referent is not shown
 _POINTED_LEAD_IN = re.compile(
     r"^(?:(?:in|with) this (?:paper|work),?\s*)?to \w+ (?:this|these|such|that|those)\b[^,]{0,60},\s*",

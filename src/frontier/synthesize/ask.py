@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -230,12 +231,12 @@ def answering_sentences(bundle: Bundle, question: str) -> list[Answering]:
     ]  # a quote is held to what any shown sentence is: it must say something
     ranked = rank(question, found, shipped_similarity())
     shown = best_answering(ranked, question=question)
-    if not missing_subject_line(question, shown, bundle):
+    names = [n.lower() for n in subject_names(question, _titles(bundle))]
+    if not names or any(_is_about(names, a, bundle) for a in shown):
         return shown
     # the closest sentences are about another system: the best of those about the one asked
     # about answer the question, however far down they rank
-    names = [n.lower() for n in subject_names(question, [s.title for s in bundle.sources])]
-    about = [a for a in ranked if any(n in _where_named(a, bundle).lower() for n in names)]
+    about = [a for a in ranked if _is_about(names, a, bundle)]
     return best_answering(about, question=question) or shown
 
 
@@ -476,29 +477,38 @@ def missing_subject_line(
     sentence beside it, nor its paper's title or abstract (the vLLM paper's title says
     PagedAttention, its abstract says vLLM); else "". A paper that only cites the system
     in passing on the page is not about it."""
-    titles = [source.title for source in bundle.sources] if bundle else []
-    names = subject_names(question, titles)
+    names = subject_names(question, _titles(bundle) if bundle else [])
     if not answering or not names:
         return ""
-    about = [_where_named(a, bundle).lower() for a in answering]
-    missing = [n for n in names if not any(n.lower() in where for where in about)]
+    missing = [n for n in names if not any(_is_about([n.lower()], a, bundle) for a in answering)]
     return MISSING_SUBJECT.format(names=" or ".join(missing)) if missing == names else ""
 
 
-def _where_named(answering: Answering, bundle: Bundle | None) -> str:
-    """The text where a subject of the question may be named for an answering sentence: it,
-    the sentences beside it on its page, its paper's title, byline and abstract (a question
-    may name a paper by its authors or its lab)."""
+# a page is read into units once, however many of its sentences are looked at
+_page_units = functools.lru_cache(maxsize=64)(page_units)
+
+
+def _titles(bundle: Bundle) -> list[str]:
+    return [source.title for source in bundle.sources]
+
+
+def _is_about(names: list[str], answering: Answering, bundle: Bundle | None) -> bool:
+    """One of the (lower-case) `names` is named where a subject of the question may be for an
+    answering sentence: its paper's title, byline (a question may name a paper by its authors
+    or its lab) or abstract, or the sentence and those beside it on its page."""
     if bundle is None:
-        return answering.text
-    page = bundle.pages.get((answering.paper_id, answering.page or 0), "")
-    units = page_units(page)
+        return any(n in answering.text.lower() for n in names)
+    paper = answering.paper_id
+    title = next((s.title for s in bundle.sources if s.paper_id == paper), "")
+    front = f"{title} {bundle.bylines.get(paper, '')} {bundle.abstracts.get(paper, '')}".lower()
+    if any(n in front for n in names):
+        return True
+    page = bundle.pages.get((paper, answering.page or 0), "")
+    units = _page_units(page)
     at = next((i for i, unit in enumerate(units) if answering.text in unit), None)
     beside = units[max(0, at - 1) : at + 2] if at is not None else []
-    title = next((s.title for s in bundle.sources if s.paper_id == answering.paper_id), "")
-    abstract = bundle.abstracts.get(answering.paper_id, "")
-    byline = bundle.bylines.get(answering.paper_id, "")
-    return " ".join([answering.text, *beside, title, byline, abstract])
+    near = " ".join([answering.text, *beside]).lower()
+    return any(n in near for n in names)
 
 
 def missing_kind_line(question: str, answering: list[Answering]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from frontier.extract.chunk import estimate_tokens
 from frontier.synthesize.retrieve import Passage
@@ -66,7 +66,7 @@ class Bundle:
                 break
             kept.append(source)
             used += cost
-        return Bundle(kept, self.pages, self.unnamed, self.abstracts, self.bylines)
+        return replace(self, sources=kept)
 
     def to_list(self, with_text: bool = False) -> list[dict[str, object]]:
         """The sources as stored; `with_text` keeps the text sent (it may reach past a chunk)."""

@@ -67,7 +67,7 @@ def restates_title(sentence: str, title: str) -> bool:
 
 
 # part of every entry's key: a change in how code checks entries redoes them
-CHECK_VERSION = "entry-check-23"
+CHECK_VERSION = "entry-check-24"
 # a contribution naming what it is about by pointing back: "to alleviate this bottleneck", "an
 # overview of this promising decoding paradigm", "to this end"; not the paper pointing at itself,
 # nor "such" before anything but a problem ("such heterogeneous requests" describes them)

@@ -145,6 +145,9 @@ def test_praise_around_the_question_s_own_words_is_an_echo() -> None:
         ("We denote the method as FlashAttention-2.", ""),
         ("Here, V denotes the vocabulary and x a token.", NOTATION),
         ("The latency grows linearly with L, where L denotes the sequence length.", ""),
+        ("N is the target bit number.", NOTATION),
+        ("Where d represents the head dimension of the model.", NOTATION),
+        ("N is the target bit number, set to 4 in all runs.", ""),
     ],
 )
 def test_a_number_or_a_name_set_against_itself_says_nothing(sentence: str, reason: str) -> None:

@@ -458,11 +458,13 @@ def _defines_notation(body: str) -> bool:
     )
 
 
-# "We use … to denote", "We write", "Let … be", "x denotes", "Here, V denotes …"
+# "We use … to denote", "We write", "Let … be", "x denotes", "Here, V denotes …", "N is the
+# target bit number", "where d represents …"
 _NOTATION_OPENING = re.compile(
-    r"^(?:(?:here|formally|throughout|similarly),?\s+)?"
+    r"^(?:(?:here|formally|throughout|similarly|where),?\s+)?"
     r"(?:we (?:use|write|denote)\b|let\b[^.;]{1,40}\bbe\b"
-    r"|[A-Za-z](?:_\{?\w+\}?|\d)?\s+(?:denotes|is denoted)\b)",
+    r"|[A-Za-z](?:_\{?\w+\}?|\d)?\s+(?:denotes|is denoted|represents|stands for"
+    r"|(?:is|are) (?:the|a|an)\b))",
     re.IGNORECASE,
 )
 # a one-letter symbol ("x", "V", "M_p", "x_t"), or a sign of set or sum

@@ -835,3 +835,28 @@ def test_a_sentence_announcing_the_reasons_after_it_ranks_below_one_giving_them(
     ranked = rank(question, _candidates([announcing, giving]), shipped_similarity())
     assert ranked[0].text == giving
     assert ranked[0].score - ranked[1].score > 1.0, "announcing costs what pointing costs"
+
+
+def test_a_question_naming_a_system_is_answered_only_by_sentences_about_it() -> None:
+    from frontier.synthesize.ask import answering_sentences
+    from frontier.synthesize.bundle import Bundle, Source
+
+    other = (
+        "We run the compressed OPT-175B model on a single NVIDIA A100 GPU for the first time. "
+        "Quantization to 3 bits keeps perplexity within 0.3 points of the FP16 model."
+    )
+    own = (
+        "For OPT-175B, DistServe places prefill and decoding instances on 4 nodes with "
+        "8 NVIDIA A100 GPUs each. The KV cache moves over NVLink within a node."
+    )
+    sources = [
+        Source(1, "p1", "Accurate Post-Training Quantization", "", (2,), other),
+        Source(2, "p2", "DistServe: Disaggregating Prefill and Decoding", "", (9,), own),
+    ]
+    bundle = Bundle(sources, {("p1", 2): other, ("p2", 9): own})
+    shown = answering_sentences(bundle, "How many GPUs does DistServe use for OPT-175B?")
+    assert shown and all(a.paper_id == "p2" for a in shown)
+    assert "4 nodes" in shown[0].text
+    # with no system named, the closest sentence leads whoever it is about
+    unnamed = answering_sentences(bundle, "On how many GPUs has OPT-175B been run?")
+    assert {a.paper_id for a in unnamed} == {"p1", "p2"}

@@ -232,10 +232,10 @@ def answering_sentences(bundle: Bundle, question: str) -> list[Answering]:
     ranked = rank(question, found, shipped_similarity())
     shown = best_answering(ranked, question=question)
     names = [n.lower() for n in subject_names(question, _titles(bundle))]
-    if not names or any(_is_about(names, a, bundle) for a in shown):
+    if not names:
         return shown
-    # the closest sentences are about another system: the best of those about the one asked
-    # about answer the question, however far down they rank
+    # a question naming a system is answered by sentences about it, however far down they
+    # rank: a close sentence on another system's run of the same model answers another question
     about = [a for a in ranked if _is_about(names, a, bundle)]
     return best_answering(about, question=question) or shown
 

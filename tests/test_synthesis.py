@@ -171,7 +171,7 @@ def test_a_question_on_a_system_no_paper_names_says_so_instead_of_answering_anot
     assert db(pdf_kb).execute("SELECT count(*) FROM llm_calls").fetchone()[0] == 0
 
 
-def test_a_papers_byline_is_its_first_page_before_the_abstract(pdf_kb: Path) -> None:
+def test_a_papers_byline_is_its_first_page_before_the_abstract_and_its_footnotes(pdf_kb: Path) -> None:
     from frontier.store.synthesis import paper_bylines
 
     conn = db(pdf_kb)
@@ -179,6 +179,8 @@ def test_a_papers_byline_is_its_first_page_before_the_abstract(pdf_kb: Path) -> 
     bylines = paper_bylines(conn, [ids["gptq.pdf"], ids["awq.pdf"]])
     assert "Frantar" in bylines[ids["gptq.pdf"]] and "Alistarh" in bylines[ids["gptq.pdf"]]
     assert "MIT" in bylines[ids["awq.pdf"]]
+    # a footnote of the first page past the abstract says who the authors are as well
+    assert "elias.frantar@ist.ac.at" in bylines[ids["gptq.pdf"]]
     # the abstract and what follows it are not the byline
     for paper, byline in bylines.items():
         (abstract,) = conn.execute("SELECT abstract FROM papers WHERE id = ?", (paper,)).fetchone()

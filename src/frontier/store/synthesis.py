@@ -193,20 +193,48 @@ _ABSTRACT_HEADING = re.compile(r"\babstract\b", re.IGNORECASE)
 
 
 def paper_bylines(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, str]:
-    """Who wrote each paper and where: its authors and its first page up to the abstract."""
+    """Who wrote each paper and where: its authors, its first page up to the abstract and the
+    first page's footnotes on affiliations ("1Google. Correspondence to: ...")."""
     marks = ", ".join("?" for _ in paper_ids)
     rows = (
         conn.execute(
-            f"SELECT p.id, p.authors, substr(g.text, 1, ?) FROM papers p "
+            f"SELECT p.id, p.authors, g.text FROM papers p "
             f"LEFT JOIN pages g ON g.paper_id = p.id AND g.page = 1 WHERE p.id IN ({marks})",
-            [BYLINE_CHARS, *paper_ids],
+            paper_ids,
         ).fetchall()
         if paper_ids
         else []
     )
-    return {
-        str(r[0]): f"{_authors(r[1])} {_before_abstract(str(r[2] or ''))}".strip() for r in rows
-    }
+    return {str(r[0]): _byline(_authors(r[1]), str(r[2] or "")) for r in rows}
+
+
+def _byline(authors: str, first_page: str) -> str:
+    heading = _ABSTRACT_HEADING.search(first_page, 0, BYLINE_CHARS)
+    if heading is None:
+        return f"{authors} {first_page[:BYLINE_CHARS]}".strip()
+    notes = _affiliation_notes(first_page[heading.start() :])
+    return " ".join(part for part in (authors, first_page[: heading.start()], notes) if part)
+
+
+# a first-page footnote on who the authors are: "1Google. Correspondence to: …", "*Equal
+# contribution 1University of Washington", "∗Work done as an intern at Microsoft Research"
+_FOOTNOTE_MARK = re.compile(r"^\s*(?:[∗*†‡⋄]|\d[A-Z][A-Za-z]+\b(?![-\d]))")
+_FOOTNOTE_WORDS = re.compile(
+    r"\b(?:correspond\w*|equal contribution|work (?:was )?done|intern at)\b", re.IGNORECASE
+)
+
+
+def _affiliation_notes(after_abstract: str) -> str:
+    """The footnote lines of a first page past its abstract, each with the line after it (a
+    footnote runs on: "Correspondence to: …" then the e-mail addresses)."""
+    lines = after_abstract.splitlines()
+    notes = [
+        i
+        for i, line in enumerate(lines)
+        if _FOOTNOTE_MARK.match(line) or _FOOTNOTE_WORDS.search(line)
+    ]
+    kept = sorted({n for i in notes for n in (i, i + 1) if n < len(lines)})
+    return " ".join(lines[i] for i in kept)
 
 
 def _authors(stored: str | None) -> str:
@@ -215,8 +243,3 @@ def _authors(stored: str | None) -> str:
     except json.JSONDecodeError:
         return ""
     return ", ".join(str(n) for n in names) if isinstance(names, list) else ""
-
-
-def _before_abstract(first_page: str) -> str:
-    heading = _ABSTRACT_HEADING.search(first_page)
-    return first_page[: heading.start()] if heading else first_page

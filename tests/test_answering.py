@@ -860,3 +860,39 @@ def test_a_question_naming_a_system_is_answered_only_by_sentences_about_it() -> 
     # with no system named, the closest sentence leads whoever it is about
     unnamed = answering_sentences(bundle, "On how many GPUs has OPT-175B been run?")
     assert {a.paper_id for a in unnamed} == {"p1", "p2"}
+
+
+def test_each_part_of_a_question_asking_two_things_gets_a_sentence_that_answers_it() -> None:
+    from frontier.synthesize.answering import question_parts
+    from frontier.synthesize.ask import answering_sentences
+    from frontier.synthesize.bundle import Bundle, Source
+
+    question = "Which long-context model and which GPUs did the LoongServe evaluation use?"
+    assert question_parts(question) == [
+        "Which long-context model",
+        "which GPUs did the LoongServe evaluation use",
+    ]
+    assert question_parts("How does paging trade memory and latency?") == [
+        "How does paging trade memory and latency?"
+    ]
+    page = (
+        "We evaluate LoongServe on servers each with eight NVIDIA A800 80GB GPUs, 128 CPUs and "
+        "four 200 Gbps InfiniBand NICs. Most experiments run on a single server of the cluster, "
+        "and the servers of the cluster are linked by InfiniBand. We use the LWM-1M-Text model "
+        "as the long-context LLM in our evaluation."
+    )
+    bundle = Bundle([Source(1, "p1", "LoongServe: Elastic Sequence Parallelism", "", (10,), page)])
+    bundle.pages = {("p1", 10): page}
+    shown = [a.text for a in answering_sentences(bundle, question)]
+    assert any("A800" in text for text in shown) and any("LWM-1M-Text" in text for text in shown)
+    # a part asked in words is answered by a sentence holding what only it asks about
+    question = "Which library does LoongServe use to move KV caches, and why not NCCL?"
+    page = (
+        "LoongServe moves KV caches with the Gloo library between instances. Gloo copies each "
+        "cache through host memory, in its own CUDA stream. Concurrent calls into NCCL are "
+        "unsafe while inference kernels run on the same GPUs."
+    )
+    bundle = Bundle([Source(1, "p1", "LoongServe: Elastic Sequence Parallelism", "", (9,), page)])
+    bundle.pages = {("p1", 9): page}
+    shown = [a.text for a in answering_sentences(bundle, question)]
+    assert "Gloo library" in shown[0] and any("NCCL" in text for text in shown)

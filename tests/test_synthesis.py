@@ -171,7 +171,9 @@ def test_a_question_on_a_system_no_paper_names_says_so_instead_of_answering_anot
     assert db(pdf_kb).execute("SELECT count(*) FROM llm_calls").fetchone()[0] == 0
 
 
-def test_a_papers_byline_is_its_first_page_before_the_abstract_and_its_footnotes(pdf_kb: Path) -> None:
+def test_a_papers_byline_is_its_first_page_before_the_abstract_and_its_footnotes(
+    pdf_kb: Path,
+) -> None:
     from frontier.store.synthesis import paper_bylines
 
     conn = db(pdf_kb)

@@ -387,6 +387,34 @@ def asked_kinds(question: str) -> list[str]:
     return [kind for kind, asked, _ in _ASKED if asked.search(question)]
 
 
+# "Which model and which GPUs …", "What library does X use, and why not NCCL?": a question
+# asking a second thing after "and"
+_SECOND_ASK = re.compile(
+    r",?\s+and\s+(?=(?:which|what|why|how|where|when|who|whose|whether)\b)", re.IGNORECASE
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """The things a question asks, one clause each ("Which long-context model", "which GPUs
+    did the evaluation use?"); the whole question when it asks one."""
+    parts = [p.strip(" ,?") for p in _SECOND_ASK.split(question)]
+    if len(parts) < 2 or any(len(p.split()) < 2 for p in parts):
+        return [question]
+    return parts
+
+
+def answers_part(part: str, others: list[str], sentence: str) -> bool:
+    """The sentence answers this part of a question: it holds the words only this part has
+    ("why not NCCL": NCCL), or, for a part asking for an accelerator, a number or a model, one
+    of them and that kind ("what did it cost": a number and "cost")."""
+    own = content_stems(part) - {w for other in others for w in content_stems(other)}
+    stems = content_stems(sentence)
+    kinds = asked_kinds(part)
+    if kinds and set(kinds) <= SPECIFIC_KINDS:
+        return not lacks_asked_kind(part, sentence) and (not own or bool(own & stems))
+    return own <= stems
+
+
 def holds_kind(kind: str, sentence: str, given: frozenset[str] = frozenset()) -> bool:
     """The sentence holds an answer of this kind; a quantity only counts when it is not one of
     the numbers the question itself gives (`given`) nor a model's size ("65B")."""

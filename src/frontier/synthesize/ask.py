@@ -30,13 +30,17 @@ from frontier.store.synthesis import (
 )
 from frontier.synthesize import windows
 from frontier.synthesize.answering import (
+    ANSWERING_SHOWN,
     Answering,
+    answers_part,
     best_answering,
     candidates,
+    distinct,
     is_read_row,
     lacks_asked_kind,
     page_units,
     question_names,
+    question_parts,
     rank,
 )
 from frontier.synthesize.bundle import Bundle, Source, passage_bundle, token_budget
@@ -230,14 +234,31 @@ def answering_sentences(bundle: Bundle, question: str) -> list[Answering]:
         if is_read_row(c.text) or not says_nothing(c.text, question)
     ]  # a quote is held to what any shown sentence is: it must say something
     ranked = rank(question, found, shipped_similarity())
-    shown = best_answering(ranked, question=question)
     names = [n.lower() for n in subject_names(question, _titles(bundle))]
-    if not names:
-        return shown
     # a question naming a system is answered by sentences about it, however far down they
     # rank: a close sentence on another system's run of the same model answers another question
-    about = [a for a in ranked if _is_about(names, a, bundle)]
-    return best_answering(about, question=question) or shown
+    about = [a for a in ranked if _is_about(names, a, bundle)] if names else []
+    shown = best_answering(about or ranked, question=question)
+    return _each_part_answered(shown, question, about or ranked)
+
+
+def _each_part_answered(
+    shown: list[Answering], question: str, ranked: list[Answering]
+) -> list[Answering]:
+    """The shown sentences with, for each part of a two-part question none of them answers
+    ("Which model and which GPUs ..."), the best ranked sentence answering that part in second
+    place."""
+    parts = question_parts(question)
+    if len(parts) < 2 or not shown:
+        return shown
+    for part in parts:
+        others = [p for p in parts if p != part]
+        if any(answers_part(part, others, a.text) for a in shown):
+            continue
+        best = next((a for a in ranked if answers_part(part, others, a.text)), None)
+        if best is not None:
+            shown = distinct([shown[0], best, *shown[1:]], ANSWERING_SHOWN)
+    return shown
 
 
 def widened(conn: sqlite3.Connection, question: str, passages: list[Passage]) -> list[Passage]:

@@ -345,6 +345,19 @@ def test_a_paper_beating_or_running_on_an_entity_is_not_the_first_source_on_it()
     )
 
 
+def test_a_paper_is_the_first_naming_an_entity_only_when_no_paper_before_it_names_it() -> None:
+    from frontier.curate.steps.firsts import first_naming
+
+    seen: set[str] = set()
+    names = {"llama": "Llama"}
+    measured = {"llama": ("names Llama", "We run SpQR on LLaMA-65B.")}
+    assert first_naming(measured, seen, names) == []  # run on Llama: not a source on it
+    about = {"llama": ("names Llama", "We release Llama 2, a family of models.")}
+    assert first_naming(about, seen, names) == []  # an older paper named it already
+    (first,) = first_naming(about, set(), names)
+    assert first.detail == "the first source in this KB naming Llama"
+
+
 def test_hardware_named_in_brackets_after_the_cue_is_what_the_paper_measured_on() -> None:
     from frontier.curate.relations import entity_role
 

@@ -60,20 +60,7 @@ def _firsts(
     seen_families: set[str],
     names: dict[str, str],
 ) -> list[Relation]:
-    found = []
-    for slug, (detail, evidence) in store.entity_targets(conn, paper_id).items():
-        named = entity_as_named(detail, names.get(slug, slug))
-        if not is_about(named, evidence):
-            continue
-        if slug not in seen_entities:
-            seen_entities.add(slug)
-            found.append(
-                Relation(
-                    "first",
-                    f"entity:{slug}",
-                    f"the first source in this KB naming {named}",
-                )
-            )
+    found = first_naming(store.entity_targets(conn, paper_id), seen_entities, names)
     for unit in store.verified_units(conn, paper_id):
         family = _FAMILIES.get(unit)
         if family and family not in seen_families:
@@ -83,6 +70,23 @@ def _firsts(
                     "first", f"metric:{family}", f"the first verified {family} figure in this KB"
                 )
             )
+    return found
+
+
+def first_naming(
+    entities: dict[str, tuple[str, str]], seen: set[str], names: dict[str, str]
+) -> list[Relation]:
+    """The entities a paper is the first in the KB to name (`seen` holds those named by the
+    papers before it, whatever they did with them), where its sentence naming one is about it;
+    `seen` gains every entity it names."""
+    found = []
+    for slug, (detail, evidence) in entities.items():
+        named = entity_as_named(detail, names.get(slug, slug))
+        if slug not in seen and is_about(named, evidence):
+            found.append(
+                Relation("first", f"entity:{slug}", f"the first source in this KB naming {named}")
+            )
+        seen.add(slug)
     return found
 
 

@@ -94,6 +94,11 @@ def test_a_numbered_heading_run_into_its_first_sentence_is_cut_off() -> None:
     # a sentence that opens with a number is not a heading
     assert without_heading("16 GPUs are used. We run") == "16 GPUs are used. We run"
     assert without_heading("2 Preliminaries.") == "2 Preliminaries."
+    # a heading before a sentence opening on a participle
+    assert (
+        without_heading("5.3.1 Analysis of Cache Capacity Considering the model, it is 320 KB.")
+        == "Considering the model, it is 320 KB."
+    )
     assert without_heading("3 Table 3 shows a 2.4× speed-up.") == "Table 3 shows a 2.4× speed-up."
     # a footnote's mark run into its sentence
     note = "1 It is notable that, by data, we often refer to the weights of the network."
@@ -302,9 +307,11 @@ def test_a_question_a_title_block_a_table_head_or_a_bare_heading_is_no_answer() 
     )
     head = "Model Tokens/sec ↑ Time (sec) ↓ Speed-up ↑ baseline ours ours on 100 samples."
     heading = "3.4 Analysis Better data-efficiency for the calibration set."
-    for text in (asks, title, head, heading):
+    run_in = "7 Related Work LLM serving optimizations."
+    for text in (asks, title, head, heading, run_in):
         assert not is_answer_like(text), text
     assert is_answer_like("3.4 Our calibration set holds 128 segments of 2048 tokens each.")
+    assert is_answer_like("2 Both runs are done on 8 A100 GPUs.")
     assert is_answer_like("Our calibration data consists of 128 random segments from C4.")
 
 

@@ -114,7 +114,8 @@ _LEADING_HEADING = re.compile(
     r"^(?:\d+(?:\.\d+){0,3}\.?|[A-Z]\.\d+(?:\.\d+)*)\s+(?:[A-Z]|[a-z]+[A-Z])[^.!?]{2,80}?\s+"
     r"(?=(?:We|In|The|This|These|Our|To|For|As|An?|Since|While|When|Given|Here|Unlike|Although"
     r"|However|Previous|Prior|Most|Many|Existing|Recent|Despite|Because|One|Consider|Let|Figure"
-    r"|Table|First|Finally|Next|Each|After|Before|Once|If|With|By|At|On|Using|Following)\s)"
+    r"|Table|First|Finally|Next|Each|After|Before|Once|If|With|By|At|On|Using|Following"
+    r"|Considering|Assuming|Suppose|Note)\s)"
 )
 _RUN_IN_HEADING = re.compile(
     r"^(?!(?:Table|Figure|Note)\b)[A-Z][a-z]+(?:\s+(?:and|of|&|[a-z]+)){0,4}:\s+(?=[A-Z])"
@@ -146,11 +147,12 @@ _TITLE_BLOCK = re.compile(
 )
 # a section number and a heading with no verb of a sentence: "3.4 Analysis Better data-efficiency ..."
 _NUMBERED_START = re.compile(r"^(?:\d+(?:\.\d+){0,3}\.?|[A-Z]\.\d+(?:\.\d+)*)\s+[A-Z]")
-_VERB_LIKE = re.compile(
+_FINITE = (
     r"\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|can|could|will|would|may|might"
-    r"|must|should|we|our|it|they|this|these)\b|\b\w{3,}(?:ed|es|ing)\b",
-    re.IGNORECASE,
+    r"|must|should|we|our|it|they|this|these)\b"
 )
+_VERB_LIKE = re.compile(rf"{_FINITE}|\b\w{{3,}}(?:ed|es|ing)\b", re.IGNORECASE)
+_FINITE_VERB = re.compile(_FINITE, re.IGNORECASE)
 _BULLET = re.compile(r"\s+[•●▪]\s+")  # a bulleted list's items, flattened into one line
 _ITEM_ONE = re.compile(r"\((?:1|i|a)\)\s")
 _ITEM_TWO = re.compile(r"\((?:2|ii|b)\)\s")
@@ -158,6 +160,8 @@ _SECTION_NUMBER = re.compile(r"\d+(?:\.\d+){0,3}\.?")
 _HEADING_JOINERS = frozenset({"and", "of", "for", "the", "in", "on", "with", "to", "a", "an", "&"})
 CHAIN_WORDS = 14  # words from the start within which a second section number makes a chain
 HEADING_WORDS = 12  # a numbered run of at most this many words with no verb is a heading
+# so is a shorter one with no finite verb: "7 Related Work LLM serving optimizations."
+SHORT_HEADING_WORDS = 7
 _TABLE_HEAD = re.compile(r"[↑↓]")
 _FORMULA = re.compile(r"[=∑∏∫∼≤≥∈∀∃→|]|:=")
 # two pieces of text glued where a column or a page broke: a sentence's end, then the lower-case
@@ -719,11 +723,12 @@ def is_read_row(text: str) -> bool:
 
 def is_heading_run(sentence: str) -> bool:
     """A section number and heading words, with nothing of a sentence after them."""
-    return (
-        bool(_NUMBERED_START.match(sentence))
-        and len(sentence.split()) <= HEADING_WORDS
-        and not _VERB_LIKE.search(sentence)
-    )
+    if not _NUMBERED_START.match(sentence):
+        return False
+    words = len(sentence.split())
+    if words <= SHORT_HEADING_WORDS:
+        return not _FINITE_VERB.search(sentence)
+    return words <= HEADING_WORDS and not _VERB_LIKE.search(sentence)
 
 
 def is_answer_like(sentence: str) -> bool:

@@ -40,6 +40,7 @@ from frontier.synthesize.ask import (
     ASK_PASSAGES,
     Answer,
     answer_over,
+    answering_sentences,
     build_bundle,
     sources_budget,
     supporting,
@@ -219,20 +220,24 @@ def evidence_in(evidence: str, text: str) -> bool:
 
 def answering_holds_evidence(items: list[dict], pairs: list[tuple[Bundle, Bundle]]) -> int:
     """How often the question's evidence is among the answering sentences code finds (the
-    top 3 of the sources' pages, no two saying the same; and the ones an answer shows, those
-    of them close enough to the best), against the quotes an uncited answer was given before."""
-    found = shown = before = 0
+    top 3 of the sources' pages, no two saying the same); among those the ranking alone would
+    show (those close enough to the best) and those `ask` shows (sentences about the system the
+    question names, a sentence for each part of a two-part question); against the quotes an
+    uncited answer was given before."""
+    found = ranking = shown = before = 0
     for item, (_, bundle) in zip(items, pairs, strict=True):
-        ranked = ranked_answering(bundle, item["question"])
-        found += any(evidence_in(item["evidence"], a.text) for a in distinct(ranked))
-        shown += any(
-            evidence_in(item["evidence"], a.text)
-            for a in best_answering(ranked, question=item["question"])
+        question, evidence = item["question"], item["evidence"]
+        ranked = ranked_answering(bundle, question)
+        found += any(evidence_in(evidence, a.text) for a in distinct(ranked))
+        ranking += any(
+            evidence_in(evidence, a.text) for a in best_answering(ranked, question=question)
         )
-        before += evidence_in(item["evidence"], closest_sentences(bundle, item["question"]))
+        shown += any(evidence_in(evidence, a.text) for a in answering_sentences(bundle, question))
+        before += evidence_in(evidence, closest_sentences(bundle, question))
     print(
         f"evidence among the top 3 answering sentences: {found} of {len(items)}; among those "
-        f"an answer shows: {shown} (the closest-sentence quotes: {before})"
+        f"an answer shows: {shown}, the ranking alone {ranking} (the closest-sentence quotes: "
+        f"{before})"
     )
     return found
 

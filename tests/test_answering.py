@@ -94,6 +94,11 @@ def test_a_numbered_heading_run_into_its_first_sentence_is_cut_off() -> None:
     # a sentence that opens with a number is not a heading
     assert without_heading("16 GPUs are used. We run") == "16 GPUs are used. We run"
     assert without_heading("2 Preliminaries.") == "2 Preliminaries."
+    # a heading with no number before a sentence opening on a pointer at a figure
+    assert (
+        without_heading("Finetuning on Task-Specific Dataset In Figure 10b, we compare runs.")
+        == "In Figure 10b, we compare runs."
+    )
     # a heading before a sentence opening on a participle
     assert (
         without_heading("5.3.1 Analysis of Cache Capacity Considering the model, it is 320 KB.")

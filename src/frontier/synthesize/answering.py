@@ -121,11 +121,11 @@ _RUN_IN_HEADING = re.compile(
     r"^(?!(?:Table|Figure|Note)\b)[A-Z][a-z]+(?:\s+(?:and|of|&|[a-z]+)){0,4}:\s+(?=[A-Z])"
 )
 # a paragraph's heading with no number run into its first sentence, which opens with a capital
-# "We", "Our" or "In our" where no sentence can have one ("Serving 70B models with tensor parallelism We
-# run ..."): at most HEADING_WORDS words, none ending a sentence
+# "We", "Our", "In our" or "In Figure" where no sentence can have one ("Serving 70B models with
+# tensor parallelism We run ..."): at most HEADING_WORDS words, none ending a sentence
 _UNNUMBERED_HEADING = re.compile(
     r"^(?:\d+(?:\.\d+){0,3}\.?\s+)?[A-Z](?:[^\s.!?]|[.!?](?=\S))*(?:\s+(?:[^\s.!?]|[.!?](?=\S))+){0,11}"
-    r"(?<=[a-z0-9)])\s+(?=(?:We|Our|In (?:our|this))\s)"
+    r"(?<=[a-z0-9)])\s+(?=(?:We|Our|In (?:our|this|Figure|Table|Section|Fig\.))\s)"
 )
 # the next section's number and heading run onto a sentence's end, after its footnote mark:
 # "... per process.2 5.1.1 Pre-reserving virtual memory."

@@ -305,6 +305,20 @@ def test_a_baseline_said_without_a_comparison_word_is_found() -> None:
         "latency improvement of 1.8X-2.4X."
     )
     assert [b.text for b in propose(compared)[0].baselines] == ["the vendor implementation"]
+    # what an aside adds to a comparison is against the same system; a speed-up that keeps
+    # another method's output is against that method
+    aside = (
+        "On one cluster, TileServe achieves 9x higher throughput compared to current multi-model "
+        "servers while only adding 3ms latency per token."
+    )
+    assert [[b.text for b in p.baselines] for p in propose(aside)] == [
+        ["current multi-model servers"],
+        ["current multi-model servers"],
+    ]
+    kept = "Our method produces the same outputs as standard sampling but runs over 3× faster."
+    assert [b.text for b in propose(kept)[0].baselines] == ["standard sampling"]
+    own = "It keeps the same outputs as standard sampling and reaches 3× the speed of CopyDecode."
+    assert [b.text for b in propose(own)[0].baselines] == ["CopyDecode"]
 
 
 def test_listed_values_over_as_many_listed_baselines_are_paired_in_order() -> None:

@@ -876,8 +876,6 @@ def test_a_question_naming_a_system_is_answered_only_by_sentences_about_it() -> 
 
 def test_each_part_of_a_question_asking_two_things_gets_a_sentence_that_answers_it() -> None:
     from frontier.synthesize.answering import question_parts
-    from frontier.synthesize.ask import answering_sentences
-    from frontier.synthesize.bundle import Bundle, Source
 
     question = "Which long-context model and which GPUs did the LoongServe evaluation use?"
     assert question_parts(question) == [
@@ -893,9 +891,7 @@ def test_each_part_of_a_question_asking_two_things_gets_a_sentence_that_answers_
         "and the servers of the cluster are linked by InfiniBand. We use the LWM-1M-Text model "
         "as the long-context LLM in our evaluation."
     )
-    bundle = Bundle([Source(1, "p1", "LoongServe: Elastic Sequence Parallelism", "", (10,), page)])
-    bundle.pages = {("p1", 10): page}
-    shown = [a.text for a in answering_sentences(bundle, question)]
+    shown = _shown_for(question, page)
     assert any("A800" in text for text in shown) and any("LWM-1M-Text" in text for text in shown)
     # a part asked in words is answered by a sentence holding what only it asks about
     question = "Which library does LoongServe use to move KV caches, and why not NCCL?"
@@ -904,7 +900,14 @@ def test_each_part_of_a_question_asking_two_things_gets_a_sentence_that_answers_
         "cache through host memory, in its own CUDA stream. Concurrent calls into NCCL are "
         "unsafe while inference kernels run on the same GPUs."
     )
-    bundle = Bundle([Source(1, "p1", "LoongServe: Elastic Sequence Parallelism", "", (9,), page)])
-    bundle.pages = {("p1", 9): page}
-    shown = [a.text for a in answering_sentences(bundle, question)]
+    shown = _shown_for(question, page)
     assert "Gloo library" in shown[0] and any("NCCL" in text for text in shown)
+
+
+def _shown_for(question: str, page: str) -> list[str]:
+    """The answering sentences `ask` shows for a question over one page of a paper."""
+    from frontier.synthesize.ask import answering_sentences
+    from frontier.synthesize.bundle import Bundle, Source
+
+    source = Source(1, "p1", "LoongServe: Elastic Sequence Parallelism", "", (9,), page)
+    return [a.text for a in answering_sentences(Bundle([source], {("p1", 9): page}), question)]

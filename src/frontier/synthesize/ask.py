@@ -7,7 +7,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -237,7 +237,8 @@ def answering_sentences(bundle: Bundle, question: str) -> list[Answering]:
     names = [n.lower() for n in subject_names(question, _titles(bundle))]
     # a question naming a system is answered by sentences about it, however far down they
     # rank: a close sentence on another system's run of the same model answers another question
-    about = [a for a in ranked if _is_about(names, a, bundle)] if names else []
+    is_about = _is_about_in(bundle)
+    about = [a for a in ranked if is_about(names, a)] if names else []
     shown = best_answering(about or ranked, question=question)
     return _each_part_answered(shown, question, about or ranked)
 
@@ -501,7 +502,8 @@ def missing_subject_line(
     names = subject_names(question, _titles(bundle) if bundle else [])
     if not answering or not names:
         return ""
-    missing = [n for n in names if not any(_is_about([n.lower()], a, bundle) for a in answering)]
+    is_about = _is_about_in(bundle)
+    missing = [n for n in names if not any(is_about([n.lower()], a) for a in answering)]
     return MISSING_SUBJECT.format(names=" or ".join(missing)) if missing == names else ""
 
 
@@ -513,23 +515,30 @@ def _titles(bundle: Bundle) -> list[str]:
     return [source.title for source in bundle.sources]
 
 
-def _is_about(names: list[str], answering: Answering, bundle: Bundle | None) -> bool:
-    """One of the (lower-case) `names` is named where a subject of the question may be for an
-    answering sentence: its paper's title, byline (a question may name a paper by its authors
-    or its lab) or abstract, or the sentence and those beside it on its page."""
+def _is_about_in(bundle: Bundle | None) -> Callable[[list[str], Answering], bool]:
+    """Whether one of the (lower-case) names is named where a subject of the question may be
+    for an answering sentence: its paper's title, byline (a question may name a paper by its
+    authors or its lab) or abstract, or the sentence and those beside it on its page. Each
+    paper's front matter is read once, however many sentences are asked about."""
     if bundle is None:
-        return any(n in answering.text.lower() for n in names)
-    paper = answering.paper_id
-    title = next((s.title for s in bundle.sources if s.paper_id == paper), "")
-    front = f"{title} {bundle.bylines.get(paper, '')} {bundle.abstracts.get(paper, '')}".lower()
-    if any(n in front for n in names):
-        return True
-    page = bundle.pages.get((paper, answering.page or 0), "")
-    units = _page_units(page)
-    at = next((i for i, unit in enumerate(units) if answering.text in unit), None)
-    beside = units[max(0, at - 1) : at + 2] if at is not None else []
-    near = " ".join([answering.text, *beside]).lower()
-    return any(n in near for n in names)
+        return lambda names, answering: any(n in answering.text.lower() for n in names)
+    fronts = {
+        s.paper_id: f"{s.title} {bundle.bylines.get(s.paper_id, '')} "
+        f"{bundle.abstracts.get(s.paper_id, '')}".lower()
+        for s in bundle.sources
+    }
+
+    def is_about(names: list[str], answering: Answering) -> bool:
+        if any(n in fronts.get(answering.paper_id, "") for n in names):
+            return True
+        page = bundle.pages.get((answering.paper_id, answering.page or 0), "")
+        units = _page_units(page)
+        at = next((i for i, unit in enumerate(units) if answering.text in unit), None)
+        beside = units[max(0, at - 1) : at + 2] if at is not None else []
+        near = " ".join([answering.text, *beside]).lower()
+        return any(n in near for n in names)
+
+    return is_about
 
 
 def missing_kind_line(question: str, answering: list[Answering]) -> str:

@@ -173,13 +173,22 @@ PAPER_COLUMNS = (
 )
 
 
+def author_names(stored: str | None) -> tuple[str, ...]:
+    """The authors as a paper's row stores them (a JSON list); none when it holds no list."""
+    try:
+        names = json.loads(stored or "[]")
+    except json.JSONDecodeError:
+        return ()
+    return tuple(str(n) for n in names) if isinstance(names, list) else ()
+
+
 def paper_from_row(row: sqlite3.Row) -> Paper:
     """A Paper from a row of PAPER_COLUMNS."""
     return Paper(
         id=row["id"],
         title=row["title"],
         abstract=row["abstract"],
-        authors=tuple(json.loads(row["authors"] or "[]")),
+        authors=author_names(row["authors"]),
         published=row["published"],
         updated=row["updated"],
         categories=tuple(json.loads(row["categories"] or "[]")),

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from collections import Counter
 
 from frontier.model import Chunk, Paper, StoredMap
 from frontier.store.db import now, transaction
-from frontier.store.kb import CHUNK_COLUMNS, PAPER_COLUMNS, chunk_from_row, paper_from_row
+from frontier.store.kb import (
+    CHUNK_COLUMNS,
+    PAPER_COLUMNS,
+    author_names,
+    chunk_from_row,
+    paper_from_row,
+)
 
 
 def select_papers(
@@ -205,7 +210,7 @@ def paper_bylines(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, s
         if paper_ids
         else []
     )
-    return {str(r[0]): _byline(_authors(r[1]), str(r[2] or "")) for r in rows}
+    return {str(r[0]): _byline(", ".join(author_names(r[1])), str(r[2] or "")) for r in rows}
 
 
 def _byline(authors: str, first_page: str) -> str:
@@ -235,11 +240,3 @@ def _affiliation_notes(after_abstract: str) -> str:
     ]
     kept = sorted({n for i in notes for n in (i, i + 1) if n < len(lines)})
     return " ".join(lines[i] for i in kept)
-
-
-def _authors(stored: str | None) -> str:
-    try:
-        names = json.loads(stored or "[]")
-    except json.JSONDecodeError:
-        return ""
-    return ", ".join(str(n) for n in names) if isinstance(names, list) else ""

@@ -478,7 +478,7 @@ def _inherit_kept_output(sentence: str, proposals: list[Proposal]) -> None:
     if span is None or not _names_a_baseline(span.text):
         return
     for proposal in proposals:
-        speedup = proposal.unit in {"×", "x"} or any(
+        speedup = _unit_name(proposal.unit) == "×" or any(
             "speed" in m.text.lower() for m in proposal.metrics
         )
         if speedup and not proposal.baselines:

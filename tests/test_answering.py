@@ -560,6 +560,20 @@ def test_beside_a_quote_naming_the_accelerator_asked_for_none_without_one_is_sho
     assert [a.text for a in shown] == [sentences[0]]
 
 
+def test_a_cluster_told_by_its_size_answers_which_cluster_beside_a_named_accelerator() -> None:
+    from frontier.synthesize.answering import best_answering
+
+    question = "What GPU cluster was the system evaluated on, and what was the bandwidth?"
+    sentences = [
+        "Modern GPU clusters are often equipped with InfiniBand links of 800 Gbps.",
+        "We deploy the system on a cluster with 4 nodes and 32 GPUs.",
+        "We evaluate the performance of the system on the chatbot application.",
+    ]
+    shown = [a.text for a in best_answering(_ranked(question, sentences), question=question)]
+    assert sentences[1] in shown
+    assert sentences[2] not in shown
+
+
 def test_a_number_pointing_at_a_figure_or_a_question_counts_nothing() -> None:
     assert not holds_kind("quantity", "We analyze the average GPU time, as shown in Figure 8.")
     assert not holds_kind("quantity", "To address Question 2, we examine the global cache pool.")

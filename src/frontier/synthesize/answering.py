@@ -200,6 +200,11 @@ _ACCELERATOR = re.compile(
     r"|PCIe|Xeon|EPYC|M[123] (?:Max|Pro|Ultra))(?![a-z])"
 )
 _GENERIC_HARDWARE = re.compile(r"\b(?:GPUs?|CPU cores?|nodes?|cluster|servers?|machines?)\b")
+# a cluster told by its size ("4 nodes and 32 GPUs", "two 8-GPU servers"): which hardware, counted
+_COUNTED_HARDWARE = re.compile(
+    r"\b(?:\d+|two|four|eight|sixteen)\s?(?:[x×]\s?)?(?:\d+-GPU\s)?(?:GPUs|nodes|servers|machines)\b",
+    re.IGNORECASE,
+)
 _QUANTITY = re.compile(
     r"\d[\d,.]*\s?(?:%|×|x\b|[KMGT]i?B\b|GB/s|Gbps|bytes?\b|tokens?\b|ms\b|s\b|seconds?\b|"
     r"minutes?\b|hours?\b|GPUs?\b|times\b|bits?\b|B\b|FLOPs?\b|requests?\b|steps?\b|epochs?\b|"
@@ -486,9 +491,12 @@ def holds_unit(units: list[re.Pattern[str]], sentence: str, given: frozenset[str
 def _holds_asked(
     kind: str, sentence: str, given: frozenset[str], units: list[re.Pattern[str]]
 ) -> bool:
-    """The sentence holds the kind asked for, a quantity in the unit asked when one is."""
+    """The sentence holds the kind asked for: a quantity in the unit asked when one is, an
+    accelerator by its name or a cluster by its size."""
     if kind == "quantity" and units:
         return holds_unit(units, sentence, given)
+    if kind == "hardware" and _COUNTED_HARDWARE.search(sentence):
+        return True
     return holds_kind(kind, sentence, given)
 
 

@@ -925,3 +925,13 @@ def _shown_for(question: str, page: str) -> list[str]:
 
     source = Source(1, "p1", "LoongServe: Elastic Sequence Parallelism", "", (9,), page)
     return [a.text for a in answering_sentences(Bundle([source], {("p1", 9): page}), question)]
+
+
+def test_a_number_after_an_arrow_is_a_fact_not_part_of_a_name() -> None:
+    source = (
+        "We can see that FP8-E4->16-bit requires 53% more gates, and FP8-E4->32-bit requires "
+        "183% more gates for an implementation in hardware."
+    )
+    said = "Building FP8-E4 in hardware takes 53% more gates with a 16-bit accumulator."
+    assert fact_fault(said, source, "", "") == ""
+    assert fact_fault(said.replace("16-bit", "24-bit"), source, "", "")

@@ -602,10 +602,14 @@ def _echoes(body: str, question: str) -> bool:
     return len(stems & asked) >= ECHO_WORDS and len(new) <= 1 and not numbers
 
 
+_ARROW = re.compile(r"\s*(?:->|→|⇒)\s*")
+
+
 def facts_in(text: str, in_names: bool = False) -> list[Fact]:
     """The numbers of a text with their unit's class and the content words around them; a
     number inside a name ("Mixtral-8x7B", "Llama-2", "A100") is the name's, not a fact, unless
     `in_names` (what a source gives: "A100-80GB" gives 80 GB)."""
+    text = _ARROW.sub(" to ", text)  # "FP8-E4->16-bit": the number after an arrow is no name's
     tokens = list(word_matches(text, WordStyle.TOKEN))
     found = []
     for match in number_matches(text, NumberShape.SEPARATED, NumberStart.OUTSIDE_WORDS):

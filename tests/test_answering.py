@@ -935,3 +935,37 @@ def test_a_number_after_an_arrow_is_a_fact_not_part_of_a_name() -> None:
     said = "Building FP8-E4 in hardware takes 53% more gates with a 16-bit accumulator."
     assert fact_fault(said, source, "", "") == ""
     assert fact_fault(said.replace("16-bit", "24-bit"), source, "", "")
+
+
+def test_a_dash_after_a_sentences_end_opens_a_list_item_elsewhere_it_sets_off_a_phrase() -> None:
+    page = (
+        "Our INT8 model achieves up to 5.19x speedup on A100 GPUs. – The distillation step "
+        "takes 31 seconds per task. We present QuillKV – a cache manager for long prompts."
+    )
+    assert page_units(page) == [
+        "Our INT8 model achieves up to 5.19x speedup on A100 GPUs.",
+        "The distillation step takes 31 seconds per task.",
+        "We present QuillKV – a cache manager for long prompts.",
+    ]
+
+
+def test_a_section_heading_on_its_own_line_ends_the_sentence_before_it() -> None:
+    page = (
+        "The distillation costs about 0.02% of the full pre-training cost (128 GPUs for 120 hours)\n"
+        "5.3 Latency Reduction of BERT and GPT-3-style Models\n"
+        "We compare the inference speed of BERT between FP16 and INT8 on a single GPU.\n"
+        "3.4 Analysis\n"
+        "Better data-efficiency for the calibration set. Our method requires a smaller set.\n"
+        "Each node of the cluster holds\n"
+        "8 NVIDIA A100 GPUs\n"
+        "connected with NVLink."
+    )
+    assert page_units(page) == [
+        "The distillation costs about 0.02% of the full pre-training cost (128 GPUs for 120 hours)",
+        "We compare the inference speed of BERT between FP16 and INT8 on a single GPU.",
+        "Better data-efficiency for the calibration set.",
+        "Our method requires a smaller set.",
+        "Each node of the cluster holds 8 NVIDIA A100 GPUs connected with NVLink.",
+    ]
+    assert not is_answer_like("Better data-efficiency for the calibration set.")
+    assert is_answer_like("Our method requires a smaller calibration set.")

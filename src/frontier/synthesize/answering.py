@@ -153,7 +153,9 @@ _FINITE = (
 )
 _VERB_LIKE = re.compile(rf"{_FINITE}|\b\w{{3,}}(?:ed|es|ing)\b", re.IGNORECASE)
 _FINITE_VERB = re.compile(_FINITE, re.IGNORECASE)
-_BULLET = re.compile(r"\s+[•●▪]\s+")  # a bulleted list's items, flattened into one line
+# a bulleted list's items, flattened into one line; a dash opens an item only after an item's
+# end ("… on A100 GPUs. – ZeroQuant plus LKD …"), elsewhere it sets off a phrase
+_BULLET = re.compile(r"\s+[•●▪]\s+|(?<=[.!?;:])\s+[–—]\s+(?=[A-Z])")
 _ITEM_ONE = re.compile(r"\((?:1|i|a)\)\s")
 _ITEM_TWO = re.compile(r"\((?:2|ii|b)\)\s")
 _SECTION_NUMBER = re.compile(r"\d+(?:\.\d+){0,3}\.?")
@@ -162,6 +164,7 @@ CHAIN_WORDS = 14  # words from the start within which a second section number ma
 HEADING_WORDS = 12  # a numbered run of at most this many words with no verb is a heading
 # so is a shorter one with no finite verb: "7 Related Work LLM serving optimizations."
 SHORT_HEADING_WORDS = 7
+RUN_IN_WORDS = 8  # words up to which a sentence without a verb is a paragraph's run-in heading
 _TABLE_HEAD = re.compile(r"[↑↓]")
 _FORMULA = re.compile(r"[=∑∏∫∼≤≥∈∀∃→|]|:=")
 # two pieces of text glued where a column or a page broke: a sentence's end, then the lower-case
@@ -566,6 +569,10 @@ def page_units(text: str) -> list[str]:
             plot = False
             continue
         plot = False
+        if is_heading_line(line, lines[index + 1] if index + 1 < len(lines) else ""):
+            units.extend(prose_sentences(" ".join(prose)))  # a heading ends what stood before it
+            prose = []
+            continue
         if _CAPTION.match(line):
             caption = line
         prose.append(line)
@@ -739,6 +746,23 @@ def is_heading_run(sentence: str) -> bool:
     return words <= HEADING_WORDS and not _VERB_LIKE.search(sentence)
 
 
+_SECTION_LINE = re.compile(
+    r"^(?:\d+\.\d+(?:\.\d+)*\.?|\d+\.?(?=(?:\s+(?:[A-Z][\w-]*|[a-z]{1,4}))+$))\s"
+)
+
+
+def is_heading_line(line: str, following: str = "") -> bool:
+    """A page's line that is a section's number and heading ("5.3 Latency Reduction of BERT
+    Models", "7 Related Work"): a sub-section's number, or a number before capitalised words,
+    with the next line opening a sentence (a prose line may begin "8 NVIDIA A100 GPUs")."""
+    return (
+        bool(_SECTION_LINE.match(line))
+        and not line.endswith((".", ",", ";", ":"))
+        and is_heading_run(line)
+        and not following[:1].islower()
+    )
+
+
 def is_answer_like(sentence: str) -> bool:
     """A sentence a reader can take as an answer: not a heading, an author or affiliation line,
     a reference entry, a caption's bare label or a fragment."""
@@ -754,6 +778,8 @@ def is_answer_like(sentence: str) -> bool:
         return False  # a question asks, a title block names, a table's head labels: none answers
     if is_heading_run(body) or _PSEUDOCODE.search(body) or _GLUED.search(body):
         return False
+    if len(words) <= RUN_IN_WORDS and not _VERB_LIKE.search(body):
+        return False  # a run-in heading ("Better data-efficiency for the calibration set.")
     if is_read_row(body):
         return True
     if not body.rstrip('"”’)]').endswith((".", "!", "?", ";", ":")):

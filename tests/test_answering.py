@@ -969,3 +969,19 @@ def test_a_section_heading_on_its_own_line_ends_the_sentence_before_it() -> None
     ]
     assert not is_answer_like("Better data-efficiency for the calibration set.")
     assert is_answer_like("Our method requires a smaller calibration set.")
+
+
+def test_a_why_question_ranks_a_reason_above_sentences_that_only_say_what() -> None:
+    question = "What makes speculative decoding hard to use with batched inference?"
+    reason = (
+        "The sequences of a batch accept different numbers of drafted tokens; thus the "
+        "latency of a batch depends on its slowest sequence."
+    )
+    sentences = [
+        "Speculative decoding with batched inference warrants further investigation.",
+        "Speculative decoding has been combined with contrastive decoding for better quality.",
+        "Only a few speculative decoding implementations support batched inference so far.",
+        reason,
+    ]
+    ranked = _ranked(question, sentences)
+    assert ranked.index(next(a for a in ranked if a.text == reason)) < 3

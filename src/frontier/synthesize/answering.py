@@ -40,6 +40,7 @@ W_MEANING = 3.8  # cosine of the sentence's embedding with the question's
 W_BESIDE = 0.8  # the best cosine of the sentences beside it
 W_KIND = 2.5  # holds the kind of answer asked for
 W_LACKS_KIND = -2.0  # the question asks for a specific kind (SPECIFIC_KINDS) it does not hold
+W_LACKS_CAUSE = -1.0  # a why-question, and the sentence gives no reason (says what, not why)
 SPECIFIC_KINDS = frozenset({"hardware", "quantity", "model"})
 W_NAMED_KIND = (
     2.0  # more for naming an accelerator or a model when asked which: a name is the answer
@@ -857,6 +858,7 @@ class _Features:
             + W_BESIDE * self._beside(index)
             + W_KIND * _kind_score(self.asked, text, self.question_numbers, self.units)
             + W_LACKS_KIND * self._lacks_kind(text)
+            + W_LACKS_CAUSE * (self.asked[:1] == ["cause"] and not _CAUSE.search(text))
             + W_NAMED_KIND * self._names_kind(text)
             + W_ASKED * (len(self.focus & stems) / len(self.focus) if self.focus else 0.0)
             + W_SUBJECT * (_subject_share(self.subjects, candidate) if self.subjects else 1.0)

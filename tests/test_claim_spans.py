@@ -255,6 +255,10 @@ def test_a_baseline_is_named_plainly_after_its_cue() -> None:
         ["chunked prefill"],
         ["TurboServe"],
     ]
+    surpassed = "QuillServe reaches 2.1× throughput, which surpasses vLLM by a wide margin."
+    assert [b.text for b in propose(surpassed)[0].baselines] == ["vLLM"]
+    exceeded = "Its 1.9× speedup exceeds Medusa on every task."
+    assert [b.text for b in propose(exceeded)[0].baselines] == ["Medusa"]
 
 
 def test_a_baseline_named_away_from_its_value_is_still_found() -> None:
@@ -363,6 +367,21 @@ def test_a_result_inside_the_paper_is_a_headline_only_when_nothing_else_is() -> 
     assert loss[0].metric == "accuracy losses"
     alone = mark_headlines(variant, title)
     assert [c.headline for c in alone] == [True]  # nothing else: the variant is the result
+
+
+def test_a_gain_or_boost_over_a_baseline_is_a_claim_sentence() -> None:
+    page = (
+        "With sampling, QuillSpec retains its lead, providing an average performance boost of "
+        "1.98x over baseline and 1.36x again over standard speculative sampling. "
+        "(The performance gain on the shown prompt is approximately 2.5x over baseline.)"
+    )
+    found = find_candidates([(4, "evaluation", page)])
+    claims = [c for candidate in found for c, _ in code_claims(candidate, page, {})]
+    assert sorted((c.value_text, c.baseline) for c in claims) == [
+        ("1.36x", "standard speculative sampling"),
+        ("1.98x", "baseline"),
+        ("approximately 2.5x", "baseline"),
+    ]
 
 
 def test_inline_tex_of_an_abstract_is_read_as_the_characters_it_prints() -> None:

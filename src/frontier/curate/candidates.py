@@ -18,7 +18,7 @@ _NUMBER_UNIT = re.compile(
 _CUE = any_word(
     r"speed ?ups?|faster|slower|improv\w*|reduc\w*|increas\w*|decreas\w*|outperform\w*|"
     r"achiev\w*|higher|lower|less|more|throughput|latency|memory|accuracy|perplexity|cost|"
-    r"compared|than|up to|while"
+    r"compared|than|up to|while|gains?|boosts?|lift|over|relative to|versus|vs"
 )
 _TABLE_ROW = 6  # more numbers than this in one "sentence": a table row or a figure's axis labels
 _PREFERRED_SECTIONS = {"abstract": 3, "evaluation": 2, "introduction": 2, "conclusion": 1}

@@ -102,7 +102,7 @@ _WEAK_HEAD = re.compile(
 _COMPARED_TO = r"compar(?:ed|ing) (?:to|with|against)|in comparison (?:to|with)|relative to"
 _COMPARE = re.compile(
     rf"\b(?:{_COMPARED_TO}|versus|vs\.?|against|than|over|instead of|on top of|"
-    r"outperform(?:s|ed|ing)?|beats?)\s+",
+    r"outperform(?:s|ed|ing)?|beats?|exceed(?:s|ed|ing)?|surpass(?:es|ed|ing)?)\s+",
     re.IGNORECASE,
 )
 _LIST_INTRO = re.compile(r",?\s*(?:such as|e\.g\.,?|including|like|namely)\s+", re.IGNORECASE)

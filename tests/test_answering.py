@@ -985,3 +985,16 @@ def test_a_why_question_ranks_a_reason_above_sentences_that_only_say_what() -> N
     ]
     ranked = _ranked(question, sentences)
     assert ranked.index(next(a for a in ranked if a.text == reason)) < 3
+
+
+def test_faster_or_slower_is_held_to_the_times_its_source_gives() -> None:
+    source = (
+        "For the largest model, a single prompt of 4k tokens takes about 1150 ms to execute "
+        "compared to a decode-only iteration with batch size 32 which would take about 200 ms."
+    )
+    flipped = "A 4k-token prompt executes faster than a decode-only iteration with batch size 32."
+    assert fact_fault(flipped, source, "", "") != ""
+    kept = "A 4k-token prompt executes slower than a decode-only iteration with batch size 32."
+    assert fact_fault(kept, source, "", "") == ""
+    turned = "A decode-only iteration with batch size 32 runs faster than a 4k-token prompt."
+    assert fact_fault(turned, source, "", "") == ""

@@ -34,6 +34,7 @@ from frontier.text import (
     find_numbers,
     number_matches,
     number_parts,
+    prose_sentences,
     split_clauses,
     split_words,
     word_matches,
@@ -705,6 +706,8 @@ def fact_fault(
         return fault
     if _flipped(body, window) or _roles_swapped(body, window) or _change_reversed(body, window):
         return "states the opposite direction of its source"
+    if _times_contradict(body, window):
+        return "says faster or slower where its source's times say the opposite"
     if _attachments_swapped(body, window):
         return "says of one item what its source says of another"
     negation = _negation_fault(body, window)
@@ -713,6 +716,65 @@ def fact_fault(
     if _cause_unborne(body, window, similarity):
         return "states a cause or mechanism its source does not"
     return _kind_fault(body, window)
+
+
+# "X runs faster than Y": which of two things takes less time, said in words
+_TIME_COMPARATIVE = re.compile(
+    r"\b(?P<word>faster|quicker|sooner|slower|longer|shorter|less time|more time)\b"
+    r"(?:\s+[\w-]+){0,3}?\s+than\b",
+    re.IGNORECASE,
+)
+_LESS_TIME = frozenset({"faster", "quicker", "sooner", "shorter", "less time"})
+_TIME_VALUE = re.compile(
+    r"(?P<value>\d+(?:\.\d+)?)\s?(?P<unit>ms|µs|us|s|sec|seconds?|minutes?|mins?|hours?)\b"
+)
+_TIME_SCALE = {"ms": 1e-3, "µs": 1e-6, "us": 1e-6, "m": 60.0, "h": 3600.0}
+# where a source sets one measured thing against another: "X takes 1150 ms compared to Y, 200 ms"
+_SET_AGAINST = re.compile(r"\b(?:compared (?:to|with)|than|versus|vs\.?|while|whereas)\b", re.I)
+
+
+def _seconds(match: re.Match[str]) -> float:
+    unit = match["unit"].lower()
+    scale = (
+        _TIME_SCALE.get(unit, _TIME_SCALE.get(unit[:1], 1.0)) if unit not in ("s", "sec") else 1.0
+    )
+    return float(match["value"]) * scale
+
+
+def _content(text: str) -> set[str]:
+    return {
+        _plain_stem(w)
+        for w in _words(text)
+        if w.lower() not in _PLAIN_WORDS and not any(c.isdigit() for c in w)
+    } - {""}
+
+
+def _times_contradict(body: str, window: str) -> bool:
+    """The sentence says one thing takes less (or more) time than another, where a source
+    sentence gives both their times and they say the opposite ("a 4k-token prompt executes
+    faster than a decode iteration" against "a 4k-token prompt takes 1150 ms to execute
+    compared to a decode iteration which would take 200 ms")."""
+    said = _TIME_COMPARATIVE.search(body)
+    if said is None:
+        return False
+    mine = (_content(body[: said.start()]), _content(body[said.end() :]))
+    less = said["word"].lower() in _LESS_TIME
+    for sentence in prose_sentences(window):
+        parts = _SET_AGAINST.split(sentence, maxsplit=1)
+        times = [list(_TIME_VALUE.finditer(part)) for part in parts]
+        if len(parts) != 2 or any(len(found) != 1 for found in times):
+            continue
+        first, second = (_content(part) for part in parts)
+        kept = len(mine[0] & first) + len(mine[1] & second)
+        turned = len(mine[0] & second) + len(mine[1] & first)
+        if kept == turned:
+            continue
+        own, other = (_seconds(times[0][0]), _seconds(times[1][0]))
+        if turned > kept:
+            own, other = other, own
+        if (less and own > other) or (not less and own < other):
+            return True
+    return False
 
 
 _HARDWARE_NOUN = r"(?:GPUs?|accelerators?|chips?|graphics cards?|processors?|hardware|devices?)"

@@ -998,3 +998,18 @@ def test_faster_or_slower_is_held_to_the_times_its_source_gives() -> None:
     assert fact_fault(kept, source, "", "") == ""
     turned = "A decode-only iteration with batch size 32 runs faster than a 4k-token prompt."
     assert fact_fault(turned, source, "", "") == ""
+
+
+def test_a_value_given_by_its_symbol_answers_when_a_sentence_beside_it_names_the_symbol() -> None:
+    question = "What threshold does QuillQuant use to decide which dimensions are outliers?"
+    value = "In our work, we find that α = 6.0 is sufficient to keep the degradation close to zero."
+    sentences = [
+        "We separate the outlier dimensions, those with a magnitude larger than the threshold α.",
+        value,
+        "Outliers emerge in every layer of models beyond 6.7B parameters.",
+        "QuillQuant multiplies the outlier dimensions in 16-bit and the rest in 8-bit.",
+    ]
+    from frontier.synthesize.answering import best_answering
+
+    shown = best_answering(_ranked(question, sentences), question=question)
+    assert value in [a.text for a in shown]

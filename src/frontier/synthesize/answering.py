@@ -51,6 +51,7 @@ W_ASKED = 1.3  # holds the words right after the question's "what" / "which"
 W_SUBJECT = 0.45  # the question's names in it, beside it or in its paper's title
 W_NEW_NUMBER = 1.2  # a number the question does not give
 W_SUPERLATIVE = 1.5  # the question asks for the best / largest / most, and the sentence says one
+W_SYMBOL = W_KIND  # the value asked, given by a symbol a sentence beside it names in its words
 W_SETUP = 1.6  # "we use / set / evaluate ...": how a paper states its setting (not which was best)
 W_CAPTION = -1.9
 W_POINTER = -1.5  # points at a figure or a section for its content instead of stating it
@@ -289,6 +290,8 @@ _SETUP = re.compile(
     r"|\bare conducted\b",
     re.IGNORECASE,
 )
+# a symbol given a value: "α = 6.0", "k=4", "n_max = 16"
+_ASSIGNED = re.compile(r"(?<![\w.])(?P<symbol>[A-Za-zα-ωΑ-Ω](?:_\{?\w{1,4}\}?)?)\s*=\s*[-+]?\d")
 _FOCUS = re.compile(r"\b(?:what|which|how many|how much)\s+((?:\w+\s+){0,3}?\w+)\b", re.IGNORECASE)
 _DIGIT_TOKEN = re.compile(r"\d")
 _SUPERLATIVE = any_word(
@@ -861,6 +864,7 @@ class _Features:
             + W_LACKS_CAUSE * (self.asked[:1] == ["cause"] and not _CAUSE.search(text))
             + W_NAMED_KIND * self._names_kind(text)
             + W_ASKED * (len(self.focus & stems) / len(self.focus) if self.focus else 0.0)
+            + W_SYMBOL * (not self.in_words and self._value_by_symbol(text, candidate.context))
             + W_SUBJECT * (_subject_share(self.subjects, candidate) if self.subjects else 1.0)
             + W_NEW_NUMBER * (not self.in_words and self._new_number(text))
             + W_SETUP * (not self.superlative and bool(_SETUP.search(text)))
@@ -875,6 +879,17 @@ class _Features:
         if not content_stems(_POINTER.sub("", text)) - self.question_stems:
             score -= W_MEANING  # the question's own words again (maybe behind "Figure 4 shows")
         return score
+
+    def _value_by_symbol(self, text: str, context: str) -> bool:
+        """The sentence gives a symbol's value ("α = 6.0") and a sentence beside it names
+        that symbol by a word of the question ("the threshold α"): the value asked for,
+        written in the paper's notation."""
+        for match in _ASSIGNED.finditer(text):
+            symbol = re.escape(match["symbol"])
+            for named in re.finditer(rf"([A-Za-z][\w-]+)\s+{symbol}(?![\w])", context):
+                if content_stems(named.group(1)) & self.question_stems:
+                    return True
+        return False
 
     def _new_number(self, text: str) -> bool:
         return bool(set(find_numbers(text, NumberShape.DECIMAL)) - self.question_numbers)

@@ -384,6 +384,24 @@ def test_a_gain_or_boost_over_a_baseline_is_a_claim_sentence() -> None:
     ]
 
 
+def test_a_sentence_a_page_break_cuts_in_two_is_one_claim_sentence_on_its_first_page() -> None:
+    first = (
+        "We ran every method on the same prompts. With sampling, QuillSpec provides an average "
+        "speedup of 3.16x over our reference"
+    )
+    second = "implementation, and 1.36x over standard speculative sampling. Figure 3 shows more."
+    found = find_candidates([(3, "evaluation", first), (4, "evaluation", second)])
+    assert [(c.page, c.continued) for c in found] == [(3, True)]
+    assert found[0].sentence.endswith("1.36x over standard speculative sampling.")
+    claims = [c for c, _ in code_claims(found[0], f"{first}\n{second}", {})]
+    assert [(c.value_text, c.baseline, c.verified) for c in claims] == [
+        ("3.16x", "our reference implementation", True),
+        ("1.36x", "standard speculative sampling", True),
+    ]
+    ended = find_candidates([(3, "evaluation", f"{first} code."), (4, "evaluation", second)])
+    assert all(not c.continued for c in ended)  # a page that ends its sentence takes nothing
+
+
 def test_inline_tex_of_an_abstract_is_read_as_the_characters_it_prints() -> None:
     abstract = (
         r"QuillKV cuts memory usage by up to $2.7\times$ and speeds up decoding by $1.9\times$ "

@@ -34,6 +34,7 @@ class ClaimCandidate:
     values: tuple[str, ...]  # numbers as printed, e.g. '2.5', '2-4'
     units: tuple[str, ...]
     score: float
+    continued: bool = False  # the sentence runs on from its page onto the next one
 
 
 def _numbers_with_units(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -62,7 +63,7 @@ def find_candidates(
     """The claim-bearing sentences of (page, section, text) chunks, one per sentence, best
     first; all of them unless `limit` is given."""
     found: dict[str, ClaimCandidate] = {}
-    for page, section, text in chunks:
+    for (page, section, text), head in across_pages(chunks):
         sentences = (
             s
             for part in text.split("\n")
@@ -74,9 +75,40 @@ def find_candidates(
             values, units = _numbers_with_units(sentence)
             if not values or not _CUE.search(sentence) or len(values) > _TABLE_ROW:
                 continue
-            candidate = ClaimCandidate(
-                page, section, sentence, values, units, _score(sentence, section, len(values))
-            )
+            score = _score(sentence, section, len(values))
+            continued = bool(head) and sentence.endswith(head)
+            candidate = ClaimCandidate(page, section, sentence, values, units, score, continued)
             found.setdefault(sentence, candidate)
     ranked = sorted(found.values(), key=lambda c: (-c.score, c.page or 0, c.sentence))
     return ranked[:limit] if limit is not None else ranked
+
+
+_ENDED = re.compile(r"[.!?:;][\"”’)\]]*$")
+_FIRST_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def across_pages(
+    chunks: list[tuple[int | None, str, str]],
+) -> list[tuple[tuple[int | None, str, str], str]]:
+    """The chunks with a sentence a page break cuts in two read whole on the page it starts on:
+    a chunk ending mid-sentence takes the next page's opening words up to their full stop when
+    that page opens in lower case ("… the forward" / "and the backward passes …"). Each chunk
+    comes with the words it took ("" when none)."""
+    texts = [text for _, _, text in chunks]
+    heads = [""] * len(chunks)
+    for index in range(len(chunks) - 1):
+        page, following = chunks[index][0], chunks[index + 1][0]
+        text, after = texts[index], texts[index + 1].lstrip()
+        if page is None or following != page + 1 or _ENDED.search(text.rstrip()):
+            continue
+        if not after[:1].islower():
+            continue
+        end = _FIRST_END.search(after)
+        cut = end.end() if end else len(after)
+        heads[index] = fold_space(after[:cut])
+        texts[index] = f"{text.rstrip()} {after[:cut]}"
+        texts[index + 1] = after[cut:]
+    return [
+        ((page, section, text), head)
+        for (page, section, _), text, head in zip(chunks, texts, heads, strict=True)
+    ]

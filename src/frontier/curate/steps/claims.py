@@ -70,7 +70,9 @@ def _type_paper(
     abstract = plain_math(paper.abstract or "")
     typed = []
     for candidate in find_candidates([(p, s, plain_math(t)) for p, s, t in chunks]):
-        text = pages.get(candidate.page) if candidate.page else abstract
+        text = pages.get(candidate.page, "") if candidate.page else abstract
+        if candidate.continued and candidate.page:
+            text = f"{text}\n{pages.get(candidate.page + 1, '')}"  # its quote runs on there
         typed += code_claims(candidate, text, aliases)
     return typed
 

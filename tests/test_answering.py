@@ -561,7 +561,7 @@ def test_beside_a_quote_naming_the_accelerator_asked_for_none_without_one_is_sho
 
 
 def test_a_cluster_told_by_its_size_answers_which_cluster_beside_a_named_accelerator() -> None:
-    from frontier.synthesize.answering import best_answering
+    from frontier.synthesize.answering import _kind_score, best_answering
 
     question = "What GPU cluster was the system evaluated on, and what was the bandwidth?"
     sentences = [
@@ -572,6 +572,11 @@ def test_a_cluster_told_by_its_size_answers_which_cluster_beside_a_named_acceler
     shown = [a.text for a in best_answering(_ranked(question, sentences), question=question)]
     assert sentences[1] in shown
     assert sentences[2] not in shown
+    # a cluster told by its size holds the kind asked, but less than an accelerator's name
+    named = "Each node has 8 NVIDIA A100-80GB GPUs connected with NVLink."
+    assert _kind_score(["hardware"], sentences[1]) < _kind_score(["hardware"], named) == 1.0
+    generic = "Every run uses the GPUs of one cluster."
+    assert _kind_score(["hardware"], sentences[1]) > _kind_score(["hardware"], generic) > 0
 
 
 def test_a_number_pointing_at_a_figure_or_a_question_counts_nothing() -> None:

@@ -62,6 +62,7 @@ FORMULA_SYMBOLS = 3  # relation and set symbols in a sentence past which it is a
 RANK_PENALTY = 0.25  # per place the sentence's source ranks below the first
 PROXIMITY_WORDS = 12
 SHOWN_MARGIN = 2.0  # a second or third sentence is shown when it scores this close to the best
+COUNTED_KIND = 0.6  # a cluster told by its size, not by its accelerator ("4 nodes and 32 GPUs")
 GENERIC_KIND = 0.4  # what an answer of a kind counts when it only names it ("GPUs", "a cluster")
 # words that frame a question ("evaluated on", "did they use") rather than name its topic, as
 # `content_words` cuts them (five letters)
@@ -963,7 +964,8 @@ def _kind_score(
     units = units or []
     for place, kind in enumerate(asked):
         if _holds_asked(kind, sentence, given, units):
-            return 1.0 / (1 + 0.5 * place)
+            counted = kind == "hardware" and not holds_kind(kind, sentence)
+            return (COUNTED_KIND if counted else 1.0) / (1 + 0.5 * place)
         other_unit = kind == "quantity" and bool(units) and holds_kind(kind, sentence, given)
         if other_unit or (kind == "hardware" and _GENERIC_HARDWARE.search(sentence)):
             return GENERIC_KIND / (1 + 0.5 * place)

@@ -402,6 +402,18 @@ def test_a_sentence_a_page_break_cuts_in_two_is_one_claim_sentence_on_its_first_
     assert all(not c.continued for c in ended)  # a page that ends its sentence takes nothing
 
 
+def test_list_items_run_into_one_line_are_claim_sentences_of_their_own() -> None:
+    line = (
+        "It improves serving throughput by up to 1.18× over paged kernels • We demonstrate "
+        "the portability benefit with a newer kernel, which runs 1.3× faster than before."
+    )
+    assert sorted(c.sentence for c in find_candidates([(2, "introduction", line)])) == [
+        "It improves serving throughput by up to 1.18× over paged kernels",
+        "We demonstrate the portability benefit with a newer kernel, which runs 1.3× faster "
+        "than before.",
+    ]
+
+
 def test_inline_tex_of_an_abstract_is_read_as_the_characters_it_prints() -> None:
     abstract = (
         r"QuillKV cuts memory usage by up to $2.7\times$ and speeds up decoding by $1.9\times$ "

@@ -20,6 +20,7 @@ _CUE = any_word(
     r"achiev\w*|higher|lower|less|more|throughput|latency|memory|accuracy|perplexity|cost|"
     r"compared|than|up to|while|gains?|boosts?|lift|over|relative to|versus|vs"
 )
+_BULLET = re.compile(r"\s+[•●▪◦]\s+")  # a list's items run into one line: each is its own
 _TABLE_ROW = 6  # more numbers than this in one "sentence": a table row or a figure's axis labels
 _PREFERRED_SECTIONS = {"abstract": 3, "evaluation": 2, "introduction": 2, "conclusion": 1}
 
@@ -66,7 +67,8 @@ def find_candidates(
     for (page, section, text), head in across_pages(chunks):
         sentences = (
             s
-            for part in text.split("\n")
+            for line in text.split("\n")
+            for part in _BULLET.split(line)
             for s in split_sentences(fold_space(part), SentenceStarts.CLAIM, abbreviations=True)
         )
         for sentence in sentences:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from frontier.text import SentenceStarts, any_word, fold_dashes, fold_space, split_sentences
+from frontier.text import (
+    LIST_BULLET,
+    SentenceStarts,
+    any_word,
+    fold_dashes,
+    fold_space,
+    split_sentences,
+)
 
 _UNIT = (
     r"(?:×|x(?![a-z])|-fold|%|percent|times|tokens?/s|tok/s|tokens per second|req(?:uests)?/s|QPS|"
@@ -20,7 +27,6 @@ _CUE = any_word(
     r"achiev\w*|higher|lower|less|more|throughput|latency|memory|accuracy|perplexity|cost|"
     r"compared|than|up to|while|gains?|boosts?|lift|over|relative to|versus|vs"
 )
-_BULLET = re.compile(r"\s+[•●▪◦]\s+")  # a list's items run into one line: each is its own
 _TABLE_ROW = 6  # more numbers than this in one "sentence": a table row or a figure's axis labels
 _PREFERRED_SECTIONS = {"abstract": 3, "evaluation": 2, "introduction": 2, "conclusion": 1}
 
@@ -68,7 +74,7 @@ def find_candidates(
         sentences = (
             s
             for line in text.split("\n")
-            for part in _BULLET.split(line)
+            for part in LIST_BULLET.split(line)
             for s in split_sentences(fold_space(part), SentenceStarts.CLAIM, abbreviations=True)
         )
         for sentence in sentences:

@@ -25,7 +25,14 @@ from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import strip_citations
 from frontier.synthesize.meaning import NUMBER_WORDS, says_nothing
 from frontier.synthesize.retrieve import content_words
-from frontier.text import NumberShape, any_word, find_numbers, prose_sentences, split_words
+from frontier.text import (
+    LIST_BULLET,
+    NumberShape,
+    any_word,
+    find_numbers,
+    prose_sentences,
+    split_words,
+)
 
 ANSWERING_SHOWN = 3
 MIN_CHARS = 25
@@ -158,7 +165,7 @@ _VERB_LIKE = re.compile(rf"{_FINITE}|\b\w{{3,}}(?:ed|es|ing)\b", re.IGNORECASE)
 _FINITE_VERB = re.compile(_FINITE, re.IGNORECASE)
 # a bulleted list's items, flattened into one line; a dash opens an item only after an item's
 # end ("… on A100 GPUs. – ZeroQuant plus LKD …"), elsewhere it sets off a phrase
-_BULLET = re.compile(r"\s+[•●▪]\s+|(?<=[.!?;:])\s+[–—]\s+(?=[A-Z])")
+_BULLET = re.compile(rf"{LIST_BULLET.pattern}|(?<=[.!?;:])\s+[–—]\s+(?=[A-Z])")
 _ITEM_ONE = re.compile(r"\((?:1|i|a)\)\s")
 _ITEM_TWO = re.compile(r"\((?:2|ii|b)\)\s")
 _SECTION_NUMBER = re.compile(r"\d+(?:\.\d+){0,3}\.?")
@@ -501,11 +508,19 @@ def _holds_asked(
 ) -> bool:
     """The sentence holds the kind asked for: a quantity in the unit asked when one is, an
     accelerator by its name or a cluster by its size."""
+    return _held_as(kind, sentence, given, units) > 0
+
+
+def _held_as(
+    kind: str, sentence: str, given: frozenset[str], units: list[re.Pattern[str]]
+) -> float:
+    """How well the sentence holds the kind asked for: 1, or COUNTED_KIND for a cluster told by
+    its size and not by its accelerator's name, or 0."""
     if kind == "quantity" and units:
-        return holds_unit(units, sentence, given)
-    if kind == "hardware" and _COUNTED_HARDWARE.search(sentence):
-        return True
-    return holds_kind(kind, sentence, given)
+        return float(holds_unit(units, sentence, given))
+    if holds_kind(kind, sentence, given):
+        return 1.0
+    return COUNTED_KIND if kind == "hardware" and _COUNTED_HARDWARE.search(sentence) else 0.0
 
 
 def candidates(bundle: Bundle, pages: dict[tuple[str, int], str]) -> list[Candidate]:
@@ -963,9 +978,9 @@ def _kind_score(
     the one asked counts less."""
     units = units or []
     for place, kind in enumerate(asked):
-        if _holds_asked(kind, sentence, given, units):
-            counted = kind == "hardware" and not holds_kind(kind, sentence)
-            return (COUNTED_KIND if counted else 1.0) / (1 + 0.5 * place)
+        held = _held_as(kind, sentence, given, units)
+        if held:
+            return held / (1 + 0.5 * place)
         other_unit = kind == "quantity" and bool(units) and holds_kind(kind, sentence, given)
         if other_unit or (kind == "hardware" and _GENERIC_HARDWARE.search(sentence)):
             return GENERIC_KIND / (1 + 0.5 * place)

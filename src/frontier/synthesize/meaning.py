@@ -726,19 +726,16 @@ _TIME_COMPARATIVE = re.compile(
 )
 _LESS_TIME = frozenset({"faster", "quicker", "sooner", "shorter", "less time"})
 _TIME_VALUE = re.compile(
-    r"(?P<value>\d+(?:\.\d+)?)\s?(?P<unit>ms|µs|us|s|sec|seconds?|minutes?|mins?|hours?)\b"
+    r"(?P<value>\d+(?:\.\d+)?)\s?(?:(?P<us>µs|us)|(?P<ms>ms)|(?P<s>s|sec|seconds?)"
+    r"|(?P<min>minutes?|mins?)|(?P<h>hours?))\b"
 )
-_TIME_SCALE = {"ms": 1e-3, "µs": 1e-6, "us": 1e-6, "m": 60.0, "h": 3600.0}
+_SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}  # per unit group
 # where a source sets one measured thing against another: "X takes 1150 ms compared to Y, 200 ms"
 _SET_AGAINST = re.compile(r"\b(?:compared (?:to|with)|than|versus|vs\.?|while|whereas)\b", re.I)
 
 
 def _seconds(match: re.Match[str]) -> float:
-    unit = match["unit"].lower()
-    scale = (
-        _TIME_SCALE.get(unit, _TIME_SCALE.get(unit[:1], 1.0)) if unit not in ("s", "sec") else 1.0
-    )
-    return float(match["value"]) * scale
+    return float(match["value"]) * next(scale for unit, scale in _SECONDS.items() if match[unit])
 
 
 def _content(text: str) -> set[str]:

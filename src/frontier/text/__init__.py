@@ -197,6 +197,10 @@ def number_parts(written: str) -> list[str]:
     return written.split(",")
 
 
+# the bullets of a list whose items a PDF runs into one line ("… FlashInfer • We demonstrate …")
+LIST_BULLET = re.compile(r"\s+[•●▪◦]\s+")
+
+
 def fold_space(text: str) -> str:
     """Every run of whitespace (line breaks too) as one space, none at the ends."""
     return " ".join(text.split())

@@ -368,6 +368,21 @@ def test_quotes_that_hold_no_answer_of_the_kind_asked_say_so_first() -> None:
     assert quote_lines(context).startswith('- "LayerSkip')  # no question, no judgement
 
 
+def test_a_question_asking_what_something_saves_is_answered_by_a_change_not_a_size() -> None:
+    question = "How much memory does S-LoRA save by unified paging?"
+    size = [Answering(1, "p1", 7, "The S-LoRA host memory ranges from 64 GB to 670 GB.", 9.0)]
+    assert quote_lines(size, question).startswith(MISSING_KIND.format(kind="a number"))
+    for saving in (
+        "Unified paging saves 12 GB of GPU memory per batch.",
+        "It reduces the memory held by adapters by 40%.",
+        "The pool needs 3.5 GB less than separate allocation.",
+    ):
+        answered = [*size, Answering(2, "p1", 5, saving, 8.0)]
+        assert quote_lines(answered, question).startswith('- "The S-LoRA host'), saving
+    # a question without a change asked for takes any size in its unit
+    assert quote_lines(size, "How much host memory does the testbed have?").startswith('- "')
+
+
 def test_quotes_about_another_system_than_the_one_asked_about_say_so_first() -> None:
     from frontier.synthesize.ask import MISSING_SUBJECT
     from frontier.synthesize.bundle import Bundle, Source

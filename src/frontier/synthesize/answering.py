@@ -483,17 +483,55 @@ def lacks_asked_kind(question: str, sentence: str) -> str:
     if not kinds or not set(kinds) <= SPECIFIC_KINDS:
         return ""
     given = frozenset(find_numbers(question, NumberShape.DECIMAL))
-    if _kind_score(kinds, sentence, given, asked_units(question)) > 0:
+    units = asked_units(question)
+    if _kind_score(kinds, sentence, given, units) > 0 and not (
+        kinds == ["quantity"] and _only_a_size(question, sentence, given, units)
+    ):
         return ""
     if "quantity" in kinds and _SPELLED_QUANTITY.search(sentence):
         return ""  # "one percent of the mean", "two experts when ..."
     return " or ".join(_KIND_WORDS[kind] for kind in kinds)
 
 
+# "How much memory does S-LoRA save …", "How much does it cut latency": the number asked for is
+# a change, not a size the system has
+_CHANGE_ASKED = re.compile(
+    r"\bhow much\b.*\b(?:sav(?:e|es|ed|ing)|reduc\w*|cut|cuts|shrinks?|lowers?|frees?|improv\w*"
+    r"|increas\w*|gains?|boosts?|speeds? up|compress\w*)\b",
+    re.IGNORECASE,
+)
+_CHANGE_WORD = (
+    r"\b(?:sav(?:e|es|ed|ing|ings)|reduc\w*|decreas\w*|cut\w*|shrink\w*|fre(?:e|es|ed|eing)"
+    r"|lower\w*|improv\w*|increas\w*|gains?|boost\w*|speed\w*|compress\w*|by)\b"
+)
+
+
+def _as_change(unit: re.Pattern[str]) -> re.Pattern[str]:
+    """A number in this unit told as a change: a ratio, after a word of change within a few
+    words ("save us 9-20 ms", "reduces the latency from 180 seconds"), or before "less"."""
+    return re.compile(
+        rf"{_RATIO.pattern}|{_CHANGE_WORD}\W+(?:[\w-]+\W+){{0,5}}?(?:{unit.pattern})"
+        rf"|(?:{unit.pattern})\W+(?:less|fewer|lower|smaller)\b",
+        re.IGNORECASE,
+    )
+
+
+def _only_a_size(
+    question: str, sentence: str, given: frozenset[str], units: list[re.Pattern[str]]
+) -> bool:
+    """The question asks what something saves or cuts, and the sentence's numbers are sizes
+    ("ranges from 64 GB to 670 GB"), none a change."""
+    return bool(_CHANGE_ASKED.search(question)) and not holds_unit(units, sentence, given)
+
+
 def asked_units(question: str) -> list[re.Pattern[str]]:
     """The units a how-much / how-long question asks its number in (a time, a ratio, an amount of
-    memory or bandwidth, a cost); none when any number may answer it."""
-    return [unit for asked, unit in _UNITS_ASKED if asked.search(question)]
+    memory or bandwidth, a cost), told as a change when the question asks what something saves
+    or cuts; none when any number may answer it."""
+    units = [unit for asked, unit in _UNITS_ASKED if asked.search(question)]
+    if not _CHANGE_ASKED.search(question):
+        return units
+    return [_as_change(unit) for unit in units or [_QUANTITY]]
 
 
 def holds_unit(units: list[re.Pattern[str]], sentence: str, given: frozenset[str]) -> bool:

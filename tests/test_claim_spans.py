@@ -414,6 +414,21 @@ def test_list_items_run_into_one_line_are_claim_sentences_of_their_own() -> None
     ]
 
 
+def test_a_list_of_values_after_one_cue_shares_its_baseline_and_names_hold_no_values() -> None:
+    page = (
+        "In long contexts, PagedQuill outperforms FlatKV by 1.22×, 1.27× and 1.21× for Qwen-7B, "
+        "Mistral-2-12B and Yi-34B, and SlabKV by 1.31×, 1.18×, and 1.16× respectively."
+    )
+    found = find_candidates([(6, "evaluation", page)])
+    assert found[0].values == ("1.22", "1.27", "1.21", "1.31", "1.18", "1.16")
+    claims = [c for c, _ in code_claims(found[0], page, {})]
+    assert [(c.value_text, c.baseline) for c in claims][:3] == [
+        ("1.22×", "FlatKV"),
+        ("1.27×", "FlatKV"),
+        ("1.21×", "FlatKV"),
+    ]
+
+
 def test_inline_tex_of_an_abstract_is_read_as_the_characters_it_prints() -> None:
     abstract = (
         r"QuillKV cuts memory usage by up to $2.7\times$ and speeds up decoding by $1.9\times$ "

@@ -19,8 +19,10 @@ _UNIT = (
     r"[KMGT]B/s|[KMGT]i?B|ms|µs|us|s(?![a-z])|seconds|minutes|hours|bits?|-bit|bit|"
     r"TFLOPS|GFLOPS|W(?![a-z])|J(?![a-z])|\$|USD|GPUs?|B(?![a-z])|M(?![a-z])|K(?![a-z]))"
 )
+# a number written into a name ("Yi-34B", "Llama-3-8B", "FP16") is part of the name, not a value
 _NUMBER_UNIT = re.compile(
-    rf"(?P<value>\$?\d+(?:[.,]\d+)?(?:\s*[-–]\s*\d+(?:\.\d+)?)?)\s?(?P<unit>{_UNIT})", re.IGNORECASE
+    rf"(?<![A-Za-z_\d.,])(?<![A-Za-z0-9_]-)(?P<value>\$?\d+(?:[.,]\d+)?(?:\s*[-–]\s*\d+(?:\.\d+)?)?)\s?(?P<unit>{_UNIT})",
+    re.IGNORECASE,
 )
 _CUE = any_word(
     r"speed ?ups?|faster|slower|improv\w*|reduc\w*|increas\w*|decreas\w*|outperform\w*|"

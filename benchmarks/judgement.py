@@ -37,6 +37,7 @@ import sqlite3
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from content import agrees, numbers, open_db, run_cli, squash
@@ -176,6 +177,59 @@ def same_value(label: dict, row: sqlite3.Row) -> bool:
     return bool(wanted) and all(n in numbers(row["value_text"]) for n in wanted)
 
 
+def matching_claims(item: dict, rows: list[sqlite3.Row]) -> list[list[sqlite3.Row]]:
+    """The KB claims with the labelled value and quote, one group per value: a label listing
+    several values ("1.24×, 1.26× and 1.24×") is found when the KB holds each of them, as one
+    claim or as claims of their own; [] when one of them is missing."""
+    quoted = [r for r in rows if quote_holds(item["quote"], r["quote"])]
+    whole = [r for r in quoted if same_value(item, r)]
+    wanted = numbers(item["value"])
+    if whole or len(wanted) < 2:
+        return [whole] if whole else []
+    groups = [[r for r in quoted if n in numbers(r["value_text"])] for n in wanted]
+    return groups if all(groups) else []
+
+
+def all_agree(
+    groups: list[list[sqlite3.Row]],
+    field: str,
+    label: str,
+    agree: Callable[[str, str], bool] = lambda label, found: agrees(label, [], found),
+) -> bool:
+    """Each labelled value has a KB claim whose field agrees with the label."""
+    return bool(groups) and all(any(agree(label, r[field]) for r in g) for g in groups)
+
+
+# what a metric measures, by the first of these words it holds: "training speed (GPT-2)" and
+# "3× faster" both measure speed; "throughput at 190 ms latency" measures throughput. This table
+# is the benchmark's own, written from the labels' wording, not the code's.
+QUANTITIES = {
+    "speed": r"speed|speed-?ups?|faster|slower|acceleration|runtime|wall-?clock|time per token",
+    "throughput": r"throughput|goodput|tokens?/s|requests? per second|capacity|request rate",
+    "latency": r"latenc\w*|ttft|tbt|tpot|time[- ]to[- ]first|response time",
+    "memory": r"memory|footprint|kv[- ]cache size",
+    "quality": r"accuracy|exact match|f1|rouge\S*|bleu|score|perplexity|ppl",
+    "cost": r"costs?|expensive|price",
+    "energy": r"energy|power",
+    "bits": r"bits?|bit-width|precision",
+}
+_QUANTITY = re.compile(
+    "|".join(f"(?P<{name}>\\b(?:{words})\\b)" for name, words in QUANTITIES.items()), re.I
+)
+
+
+def quantity(metric: str) -> str:
+    """The quantity the metric names first (its setting in parentheses left out)."""
+    found = _QUANTITY.search(re.sub(r"\([^)]*\)", "", metric))
+    return (found.lastgroup or "") if found else ""
+
+
+def same_quantity(label: str, found: str) -> bool:
+    """The label and the KB metric agree in wording or measure the same quantity."""
+    measured = quantity(label)
+    return agrees(label, [], found) or (bool(measured) and measured == quantity(found))
+
+
 def quote_holds(label_quote: str, kb_quote: str) -> bool:
     """The KB claim's quote and the labelled one are the same sentence (or one holds the other,
     or most of the labelled quote's words are in it)."""
@@ -223,27 +277,29 @@ def comparison_figures(conn, labels, ids) -> dict:  # type: ignore[no-untyped-de
             "SELECT * FROM claims WHERE paper_id = ?", (ids.get(label["key"], ""),)
         ).fetchall()
         for item in label["comparisons"]:
-            match = [
-                r for r in rows if same_value(item, r) and quote_holds(item["quote"], r["quote"])
-            ]
+            groups = matching_claims(item, rows)
             tally["labelled"] += 1
-            tally["found"] += bool(match)
+            tally["found"] += bool(groups)
             if item.get("baseline"):
                 tally["with baseline"] += 1
-                ok = any(agrees(item["baseline"], [], r["baseline"]) for r in match)
+                ok = all_agree(groups, "baseline", item["baseline"])
                 tally["baseline right"] += ok
-                if match and not ok:
+                if groups and not ok:
                     wrong.append(
-                        f"{label['key']} {item['value']}: baseline {match[0]['baseline']!r} "
+                        f"{label['key']} {item['value']}: baseline {groups[0][0]['baseline']!r} "
                         f"(label {item['baseline']!r})"
                     )
             if item.get("metric"):
                 tally["with metric"] += 1
-                tally["metric right"] += any(agrees(item["metric"], [], r["metric"]) for r in match)
+                tally["metric right"] += all_agree(groups, "metric", item["metric"])
+                tally["quantity right"] += all_agree(
+                    groups, "metric", item["metric"], same_quantity
+                )
     return {
         "found": (tally["found"], tally["labelled"]),
         "baseline": (tally["baseline right"], tally["with baseline"]),
         "metric": (tally["metric right"], tally["with metric"]),
+        "quantity": (tally["quantity right"], tally["with metric"]),
         "wrong": wrong,
     }
 
@@ -295,20 +351,23 @@ ROWS = [
     ("shown headlines against the paper's own system", "headlines", "own baseline"),
     ("comparison sentences with a KB claim", "comparisons", "found"),
     ("baseline right (of those naming one)", "comparisons", "baseline"),
-    ("metric right", "comparisons", "metric"),
+    ("metric right (its wording)", "comparisons", "metric"),
+    ("metric right (the quantity it measures)", "comparisons", "quantity"),
     ("entities: precision", "entities", "precision"),
     ("entities: recall", "entities", "recall"),
 ]
 
 
-def print_table(figures: dict) -> None:
+def print_table(figures: dict, misses_of: tuple[str, ...] = ("tuned",)) -> None:
     halves = list(figures)
     width = max(len(name) for name, _, _ in ROWS)
     print(f"{'':<{width}}" + "".join(f"{h:>20}" for h in halves))
     for name, group, key in ROWS:
         cells = [figures[h][group] if key is None else figures[h][group][key] for h in halves]
         print(f"{name:<{width}}" + "".join(f"{share(c):>20}" for c in cells))
-    for half in halves:
+    # the held-out half's misses stay out of sight unless asked for: a rule made from them
+    # would tune on the half that measures whether rules carry over
+    for half in (h for h in halves if h in misses_of):
         print(f"\n{half}: what the KB judged differently")
         f = figures[half]
         for line in [*f["relations"]["wrong"], *f["topic"]["wrong"], *f["headlines"]["missed"]]:
@@ -321,6 +380,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workspace", type=Path, help="build here, or reuse when present")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--held-out-misses",
+        action="store_true",
+        help="also list the held-out half's misses (to report them, never to tune on them)",
+    )
     args = parser.parse_args()
     labels = [row for path in HALVES.values() for row in load(path)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -330,7 +394,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
-        print_table(figures)
+        print_table(figures, ("tuned", "held out") if args.held_out_misses else ("tuned",))
     return 0
 
 

@@ -716,6 +716,13 @@ def test_a_comparison_turned_round_is_a_flipped_direction() -> None:
     assert fact_fault("DistServe serves 2x more requests than vLLM.", throughput) == ""
 
 
+def test_a_source_doing_away_with_something_is_said_as_a_negation() -> None:
+    source = "QuillKV keeps its cache contiguous, eliminating the need for a page table."
+    assert fact_fault("QuillKV needs no page table since its cache is contiguous.", source) == ""
+    states = "QuillKV keeps its cache contiguous and looks up a page table on every step."
+    assert fact_fault("QuillKV needs no page table since its cache is contiguous.", states)
+
+
 def test_a_typeset_apostrophe_still_negates() -> None:
     """'isn’t increased' on a PDF page denies as 'isn't increased' does."""
     source = "When the draft is accepted, the total number of operations isn’t increased."

@@ -924,9 +924,18 @@ def _direction(text: str) -> set[int]:
     return {_sense(words, i) for i, w in enumerate(words) if _change_base(w)}
 
 
+# what a source denies or does away with: "eliminating the need for a Block-Table" is said as
+# "needs no Block-Table", "avoids such overheads" as "has no such overheads"
+_DENYING = re.compile(
+    _NEGATORS.pattern + r"|\b(?:eliminat\w*|avoid\w*|remov\w*|obviat\w*|skip\w*|free (?:of|from)"
+    r"|no longer|unnecessary|dispens\w*|instead of|rather than)\b",
+    re.IGNORECASE,
+)
+
+
 # what a source says when it limits or denies something, in words other than a plain negation
 _NEGATIVE_SENSE = re.compile(
-    _NEGATORS.pattern + r"|\b(?:only|unlike|instead|rather|avoids?|avoid(?:ed|ing)|prevents?"
+    _DENYING.pattern + r"|\b(?:only|unlike|instead|rather|prevents?"
     r"|impossible|infeasible|hard|difficult|fails?|failed|none|nothing|little"
     r"|rarely|hardly|beyond|unsupported|inefficient|insufficient|limit(?:s|ed|ation)?|free)\b",
     re.IGNORECASE,
@@ -950,7 +959,7 @@ def _negation_fault(body: str, window: str) -> str:
         return ""
     if _NEGATORS.search(body) and not _NEGATIVE_SENSE.search(window):
         return "denies something its source does not deny"
-    if _denied_plainly(body, window):
+    if _denied_plainly(body, window, _DENYING):
         return "denies what its source states"
     if _denied_plainly(window, body, _LIMITED):
         return "drops the negation of its source"

@@ -723,6 +723,14 @@ def test_a_source_doing_away_with_something_is_said_as_a_negation() -> None:
     assert fact_fault("QuillKV needs no page table since its cache is contiguous.", states)
 
 
+def test_the_two_things_just_named_are_no_count_and_the_faster_of_the_two_is_held() -> None:
+    source = "A prompt takes 1150 ms and a decode step takes 200 ms."
+    assert fact_fault("Mixing the two can stall decodes for a while.", source) == ""
+    nccl = "A potential alternative is NCCL, which is generally faster than Gloo on GPUs."
+    assert fact_fault("NCCL is generally the faster of the two on GPUs.", nccl) == ""
+    assert fact_fault("Gloo is generally the faster of the two on GPUs.", nccl) == FLIPPED
+
+
 def test_a_typeset_apostrophe_still_negates() -> None:
     """'isn’t increased' on a PDF page denies as 'isn't increased' does."""
     source = "When the draft is accepted, the total number of operations isn’t increased."

@@ -559,3 +559,20 @@ def test_the_clauses_of_a_sentence_come_from_one_place_of_its_source() -> None:
     )
     grounded = ground_answer(faithful, sources, question)
     assert not grounded.dropped and grounded.text == faithful
+
+
+def test_a_number_the_next_source_sentence_gives_is_borne_out_with_it() -> None:
+    page = (
+        "On the 180B model, a single prompt of 4k tokens takes 1150 ms to execute compared to a "
+        "decode-only iteration with batch size 32 which takes about 200 ms. Interleaving these "
+        "iterations could result in a bubble of 950 ms. Chunked prefills avoid such bubbles."
+    )
+    sources = Bundle([Source(1, "2403.02310", "Chunked prefills", "2024-03-04", (3,), page)])
+    sentence = (
+        "On the 180B model, one 4k-token prompt needs 1150 ms whereas a decode-only iteration "
+        "at batch size 32 needs about 200 ms, so mixing the two can leave a bubble of 950 ms [1]."
+    )
+    assert_checked((sentence, ""), sources=sources, question="How long is the bubble?")
+    made_up = sentence.replace("bubble of 950 ms", "bubble of 750 ms")
+    grounded = ground_answer(made_up, sources, "How long is the bubble?")
+    assert grounded.dropped and "750" in grounded.dropped[0].reason

@@ -30,6 +30,7 @@ from frontier.synthesize.answering import lacks_asked_kind
 from frontier.synthesize.bundle import Bundle
 from frontier.synthesize.citations import cited_numbers, strip_citations
 from frontier.synthesize.meaning import (
+    NOT_GIVEN,
     PARAPHRASE_WORD_SHARE,
     REPORTING_STEMS,
     Alignment,
@@ -409,6 +410,13 @@ class _SentenceCheck:
         self.last_fault = fact_fault(
             text, window.span, window.title, self.question, self.similarity
         )
+        if self.last_fault.endswith(NOT_GIVEN):
+            # the sentence's closest source sentence with the one before or after it: a number
+            # the sentence joins to it may stand beside it ("… a bubble of ≈ 950 ms.")
+            for wider in _widening(window, naming):
+                if not fact_fault(text, wider.span, wider.title, self.question, self.similarity):
+                    self.last_fault, self.last_places = "", {wider.at}
+                    break
         return not self.last_fault
 
     def _nearer_the_question(self, text: str, window: _Window) -> bool:
@@ -525,6 +533,18 @@ class _SentenceCheck:
         if _is_short(sentence) or self.borne_out(claim, sorted(self.valid), together=True):
             return ""
         return "cites no source, and no sentences of the sources bear it out"
+
+
+def _widening(window: _Window, windows: list[_Window]) -> list[_Window]:
+    """The windows that are this one sentence and the one before or after it."""
+    number, first, last = window.at
+    if first != last:
+        return []
+    return [
+        w
+        for w in windows
+        if w.at[0] == number and w.at[2] - w.at[1] == 1 and w.at[1] <= first <= w.at[2]
+    ]
 
 
 def _near(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:

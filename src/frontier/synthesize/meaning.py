@@ -72,6 +72,7 @@ FILLER = "says nothing of its own (the question, the answer, the sources)"
 SELF_COMPARED = "sets a number or a name against itself"
 A_QUESTION = "asks a question instead of answering one"
 NOTATION = "defines notation"
+NOT_GIVEN = "which its source does not give"
 
 _UNIT_AFTER = re.compile(
     r"\s?(%|×|x\b|[KMGT]i?B(?:/s)?\b|[GM]bps\b|ms\b|s\b|seconds?\b|minutes?\b|hours?\b|"
@@ -346,7 +347,10 @@ _SPELLED_NUMBER = re.compile(
 _NOT_A_COUNT = re.compile(
     r"\b(?:half|double)[- ](?:precision|floats?|width)\b"
     r"|\b(?:first|second|other|lower|upper|latter|former)\s+half\b"
-    r"|\b(?:the|its|their|this|that|each|one)\s+[\w-]+\s+half\b(?!\s+(?:of|the|as|a|an|its)\b)",
+    r"|\b(?:the|its|their|this|that|each|one)\s+[\w-]+\s+half\b(?!\s+(?:of|the|as|a|an|its)\b)"
+    # "mixing the two can leave a gap": both of what was just named, no count of its own
+    r"|\b(?:the|these|those) two\b(?=\s*(?:[,.;:)]|$)|\s+(?:can|could|may|might|will|would|is|are"
+    r"|was|were|do|does|did|have|has|had|in|of|on|at|to|into|with|by|for|and|or|but|as)\b)",
     re.IGNORECASE,
 )
 _ANSWER_WORD = re.compile(r"^\s*(?:no|yes)\b[,;:.]?\s*", re.IGNORECASE)
@@ -704,7 +708,12 @@ def fact_fault(
     fault = _number_fault(body, f"{window} {title}", question)
     if fault:
         return fault
-    if _flipped(body, window) or _roles_swapped(body, window) or _change_reversed(body, window):
+    if (
+        _flipped(body, window)
+        or _roles_swapped(body, window)
+        or _winner_of_two_swapped(body, window)
+        or _change_reversed(body, window)
+    ):
         return "states the opposite direction of its source"
     if _times_contradict(body, window):
         return "says faster or slower where its source's times say the opposite"
@@ -840,7 +849,7 @@ def _number_fault(body: str, source: str, question: str) -> str:
             continue
         same = [h for h in held if _same_value(fact.value, h.value)]
         if not same:
-            return f"states {_show(fact.value)}, which its source does not give"
+            return f"states {_show(fact.value)}, {NOT_GIVEN}"
         fitting = [
             h
             for h in same
@@ -1081,6 +1090,30 @@ def _roles_swapped(body: str, window: str) -> bool:
                 items = [w.lower() for w in theirs[max(0, at - COMPARE_REACH) : at] if _is_item(w)]
                 if items and items[-1] == second and first not in items:
                     return True
+    return False
+
+
+# "Gloo is generally the faster of the two": which of two things goes further, without "than"
+_OF_THE_TWO = re.compile(
+    r"(?P<item>[\w.-]+)\s+(?:is|are|was|were|remains?|runs?|stays?)\s+(?:\w+\s+)?the\s+"
+    r"(?P<word>\w+)\s+(?:one\s+)?of\s+the\s+two\b",
+    re.IGNORECASE,
+)
+
+
+def _winner_of_two_swapped(body: str, window: str) -> bool:
+    """The sentence names one of two things the one that goes further ("Gloo is the faster of
+    the two") where a window sentence says the other goes further than it, in a word of the
+    same kind ("NCCL is faster than Gloo")."""
+    for found in _OF_THE_TWO.finditer(body):
+        base = _kin(_change_base(found["word"].lower()))
+        if not base or not found["item"][:1].isupper():
+            continue
+        beaten = re.compile(rf"\b(\w+)\s+than\s+(?:the\s+)?{re.escape(found['item'])}\b", re.I)
+        for said in beaten.finditer(window):
+            theirs = _kin(_change_base(said.group(1).lower()))
+            if theirs and _family(theirs) == _family(base):
+                return True
     return False
 
 

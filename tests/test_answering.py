@@ -1048,3 +1048,19 @@ def test_a_value_given_by_its_symbol_answers_when_a_sentence_beside_it_names_the
 
     shown = best_answering(_ranked(question, sentences), question=question)
     assert value in [a.text for a in shown]
+
+
+def test_a_value_written_as_a_symbol_of_a_number_answers_when_a_sentence_names_it() -> None:
+    question = "How much bandwidth does QuillCache need before loading a prefix beats recomputing?"
+    value = "For a 70B model on eight GPUs, Equation 2 yields a minimum required B of 6 GB/s."
+    sentences = [
+        "Loading pays off when the bandwidth B keeps up with the computation throughput G.",
+        value,
+        "We recommend a network of 100 Gbps for the best performance of the whole system.",
+        "The transfer engine reaches 87 GB/s when it moves 40 GB of cache between nodes.",
+        "When the network falls below 100 Gbps, the whole system slows down noticeably.",
+    ]
+    from frontier.synthesize.answering import best_answering
+
+    shown = best_answering(_ranked(question, sentences), question=question)
+    assert shown[0].text == value

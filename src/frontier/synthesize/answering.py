@@ -298,8 +298,10 @@ _SETUP = re.compile(
     r"|\bare conducted\b",
     re.IGNORECASE,
 )
-# a symbol given a value: "α = 6.0", "k=4", "n_max = 16"
-_ASSIGNED = re.compile(r"(?<![\w.])(?P<symbol>[A-Za-zα-ωΑ-Ω](?:_\{?\w{1,4}\}?)?)\s*=\s*[-+]?\d")
+# a symbol given a value: "α = 6.0", "k=4", "n_max = 16", "a minimum required B of 6 GB/s"
+_ASSIGNED = re.compile(
+    r"(?<![\w.])(?P<symbol>[A-Za-zα-ωΑ-Ω](?:_\{?\w{1,4}\}?)?)(?:\s*=\s*|\s+of\s+)[-+]?\d"
+)
 _FOCUS = re.compile(r"\b(?:what|which|how many|how much)\s+((?:\w+\s+){0,3}?\w+)\b", re.IGNORECASE)
 _DIGIT_TOKEN = re.compile(r"\d")
 _SUPERLATIVE = any_word(

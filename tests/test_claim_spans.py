@@ -535,3 +535,19 @@ def test_a_value_listed_after_one_tied_to_its_metric_measures_that_metric() -> N
         "vLLM's two configurations under strict SLOs."
     )
     assert [p.metrics[0].text for p in propose(sentence)] == ["serving capacity"] * 2
+
+
+def test_a_second_system_beaten_by_its_own_values_after_and_is_their_baseline() -> None:
+    sentence = (
+        "QuillAttn outperforms FlatKV by 1.18× and 1.15×, and SlabKV by up to 1.23× and 1.14× "
+        "for both models."
+    )
+    assert [(p.value.text, [b.text for b in p.baselines]) for p in propose(sentence)] == [
+        ("1.18×", ["FlatKV"]),
+        ("1.15×", ["FlatKV"]),
+        ("up to 1.23×", ["SlabKV"]),
+        ("1.14×", ["SlabKV"]),
+    ]
+    # a second verb ends the comparison: what follows it names its own measure, no system
+    other = propose("QuillAttn outperforms FlatKV by 1.5× and reduces latency by 2.1×.")
+    assert [[b.text for b in p.baselines] for p in other] == [["FlatKV"], []]

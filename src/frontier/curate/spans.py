@@ -200,6 +200,7 @@ def propose(sentence: str, aliases: dict[str, list[str]] | None = None) -> list[
                 open_baselines=open_baselines,
             )
         )
+    _baselines_of_ellipsis(sentence, proposals)
     _inherit_from_parallel(sentence, proposals)
     _inherit_consequence(sentence, proposals)
     _inherit_lead_in(sentence, proposals)
@@ -412,6 +413,34 @@ def _inherit_from_parallel(sentence: str, proposals: list[Proposal]) -> None:
         ):
             proposal.baselines = list(before[-1].baselines)
             proposal.open_baselines = before[-1].open_baselines
+
+
+# "outperforms FA2_Paged by 1.18× …, and FI_Paged by 1.19×": the verb said once, the second
+# system right before its own "by"
+_BEATS_BY = re.compile(
+    r"\b(?:outperform(?:s|ed|ing)?|beats?|exceed(?:s|ed|ing)?|surpass(?:es|ed|ing)?)\s+"
+    r"(?:the\s+)?[\w.-]+(?:\s[\w.-]+){0,3}?\s+by\b",
+    re.IGNORECASE,
+)
+_AND_NAME_BY = re.compile(
+    r"(?:,\s*|\s)(?:and|or)\s+(?P<name>(?:the\s+)?[A-Z][\w.-]*(?:\s[\w.-]+){0,2}?)\s+by\s+$"
+)
+
+
+def _baselines_of_ellipsis(sentence: str, proposals: list[Proposal]) -> None:
+    """'X outperforms A by 1.2× and B by 1.5×': a value after "and <system> by", in a sentence
+    whose verb set an earlier value against a system the same way, is set against that one."""
+    beaten = _BEATS_BY.search(sentence)
+    if not beaten:
+        return
+    for proposal in proposals:
+        if proposal.baselines or proposal.value.start <= beaten.end():
+            continue
+        before = sentence[: proposal.value.start]
+        found = _AND_NAME_BY.search(before.removesuffix("up to ").removesuffix("about "))
+        if found:
+            name = Span(found["name"], found.start("name"), found.end("name"))
+            proposal.baselines, proposal.open_baselines = [name], 1
 
 
 def _bare(proposal: Proposal) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -98,6 +99,49 @@ def measure(items: list[dict], show: str = "") -> dict[str, list[int]]:
     return counts
 
 
+# direction words and their opposites: a faithful sentence with its first direction word turned
+# round says the opposite of its source (a flip written by rule, beside the hand-written ones)
+OPPOSITES = [
+    ("faster", "slower"), ("higher", "lower"), ("increases", "decreases"),
+    ("increased", "decreased"), ("increase", "decrease"), ("more", "less"),
+    ("improves", "degrades"), ("improved", "degraded"), ("improve", "degrade"),
+    ("reduces", "raises"), ("reduce", "raise"), ("reduced", "raised"),
+    ("outperforms", "underperforms"), ("better", "worse"), ("larger", "smaller"),
+    ("speeds up", "slows down"), ("above", "below"), ("longer", "shorter"),
+    ("maximum", "minimum"), ("greater", "smaller"), ("fewer", "more"), ("lowers", "raises"),
+    ("maximize", "minimize"), ("maximizes", "minimizes"), ("cheaper", "costlier"),
+]  # fmt: skip
+_TURNED = {**{a: b for a, b in OPPOSITES}, **{b: a for a, b in OPPOSITES}}
+_DIRECTION_WORD = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, _TURNED), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+
+
+def turned_round(sentence: str) -> str | None:
+    """The sentence with its first direction word replaced by its opposite; None without one."""
+    found = _DIRECTION_WORD.search(sentence)
+    if not found:
+        return None
+    word = found.group(1)
+    opposite = _TURNED[word.lower()]
+    opposite = opposite.capitalize() if word[0].isupper() else opposite
+    return f"{sentence[: found.start()]}{opposite}{sentence[found.end() :]}"
+
+
+def flips_by_rule(items: list[dict], pages: dict[tuple[str, int], str]) -> tuple[int, int]:
+    """Of the faithful sentences the check keeps and that hold a direction word, how many turned
+    round by rule it still shows: (flips, shown)."""
+    flips = shown = 0
+    for item in items:
+        turned = turned_round(item["sentence"]) if item["label"] == "faithful" else None
+        if turned is None or judged(item, pages):
+            continue
+        flips += 1
+        shown += not judged({**item, "sentence": turned}, pages)
+    return flips, shown
+
+
 def report(part: str, counts: dict[str, list[int]]) -> None:
     faithful = [v for k, v in counts.items() if k.startswith("faithful:")]
     unfaithful = [v for k, v in counts.items() if k.startswith("unfaithful:")]
@@ -125,6 +169,11 @@ def main() -> int:
         items = load(part)
         if items:
             report(part, measure(items, args.show))
+            flips, shown = flips_by_rule(items, {})
+            print(
+                f"  faithful sentences kept, turned round by rule: shown {shown} / {flips}"
+                f" {shown / max(flips, 1):6.1%} (apart from the totals above)"
+            )
     return 0
 
 

@@ -731,6 +731,43 @@ def test_the_two_things_just_named_are_no_count_and_the_faster_of_the_two_is_hel
     assert fact_fault("Gloo is generally the faster of the two on GPUs.", nccl) == FLIPPED
 
 
+@pytest.mark.parametrize(
+    ("source", "faithful", "turned"),
+    [
+        (  # a gain word against a quantity that goes the other way
+            "The serial layout incurs 14% higher latency per step than the parallel one.",
+            "The serial layout makes each step about 14% slower than the parallel one.",
+            "The serial layout makes each step about 14% faster than the parallel one.",
+        ),
+        (  # the same gain word, turned by "less"
+            "The overhead could be reduced by a more efficient implementation.",
+            "A more efficient implementation could cut the overhead.",
+            "A less efficient implementation could cut the overhead.",
+        ),
+        (  # "batches" and "batch" are one thing
+            "The extra computation of drafting grows with larger batch sizes.",
+            "The extra computation grows as batches get larger.",
+            "The extra computation grows as batches get smaller.",
+        ),
+        (  # a comparative written onto its noun
+            "It requires writing kernels in a considerably lower-level language than PyTorch.",
+            "Kernels must be written in a much lower-level language than PyTorch.",
+            "Kernels must be written in a much higher-level language than PyTorch.",
+        ),
+        (  # maximize and minimize are directions too
+            "Reading several streams at once is meant to maximize read throughput.",
+            "Several streams are read at once for higher read throughput.",
+            "Several streams are read at once for lower read throughput.",
+        ),
+    ],
+)
+def test_a_direction_said_in_other_words_is_held_and_its_opposite_is_a_flip(
+    source: str, faithful: str, turned: str
+) -> None:
+    assert fact_fault(faithful, source) == ""
+    assert fact_fault(turned, source) == FLIPPED
+
+
 def test_a_typeset_apostrophe_still_negates() -> None:
     """'isn’t increased' on a PDF page denies as 'isn't increased' does."""
     source = "When the draft is accepted, the total number of operations isn’t increased."

@@ -168,6 +168,8 @@ _UP = frozenset(
         "rose",
         "most",
         "majority",
+        "maximiz",
+        "maximis",
     ]
 )
 _DOWN = frozenset(
@@ -194,6 +196,8 @@ _DOWN = frozenset(
         "fell",
         "declin",
         "minority",
+        "minimiz",
+        "minimis",
     ]
 )
 _GOOD = frozenset(
@@ -669,9 +673,14 @@ def _plain_stem(word: str) -> str:
     first six letters ("tokens" and "token", "nodes" and "node" alike), without the marks
     around it ("(about", "model,")."""
     lowered = word.lower().strip(_MARKS)
-    if len(lowered) > 3 and lowered.endswith("s"):
+    if len(lowered) > 4 and lowered.endswith(_SIBILANT_PLURALS):
+        lowered = lowered[:-2]  # "batches" and "batch", "boxes" and "box"
+    elif len(lowered) > 3 and lowered.endswith("s"):
         lowered = lowered[:-1]
     return lowered[:6] if len(lowered) > 2 else ""
+
+
+_SIBILANT_PLURALS = ("ches", "shes", "sses", "xes", "zes")
 
 
 def _manner_stem(word: str) -> str:
@@ -712,6 +721,7 @@ def fact_fault(
         _flipped(body, window)
         or _roles_swapped(body, window)
         or _winner_of_two_swapped(body, window)
+        or _sense_turned(body, window)
         or _change_reversed(body, window)
     ):
         return "states the opposite direction of its source"
@@ -1040,6 +1050,57 @@ def _flipped(body: str, window: str) -> bool:
 
 
 _FAMILIES = (_UP, _DOWN, _GOOD, _BAD, _MUCH, _LITTLE)
+SAME_THING = 2  # content words two change words must share around them to be said of one thing
+
+
+def _sense_turned(body: str, window: str) -> bool:
+    """A gain word of the sentence where the window states a loss of the same thing, and no gain
+    of it, or the other way round, where one of the two words says a gain or a loss itself
+    ("14% faster" against "14% higher latency", "a less efficient" against "a more efficient").
+    The same thing: words or numbers the two share around them (one will do for the same word);
+    a word a negation turns is left to the negation check."""
+    words, source = _clause_words(body), _clause_words(window)
+    changes = [
+        (_change_base(w), _what_changes(source, i), _sense(source, i))
+        for i, w in enumerate(source)
+        if _change_base(w) and not _turned(source, i)
+    ]
+    for index, word in enumerate(words):
+        base = _change_base(word)
+        if not base or base in _MUCH or base in _LITTLE or _turned(words, index):
+            continue
+        around, sense = _what_changes(words, index), _sense(words, index)
+        if any(around & said for _, said, theirs in changes if theirs == sense):
+            continue
+        for theirs_base, said, theirs in changes:
+            shared = len(around & said)
+            opposed = theirs != sense and (_valued(base) or _valued(theirs_base))
+            if opposed and shared >= (1 if theirs_base == base else SAME_THING):
+                return True
+    return False
+
+
+def _turned(words: list[str], index: int) -> bool:
+    """The word right after a negation ("not", "no", "never"; "less efficient" is a loss)."""
+    return bool(index) and words[index - 1] in _TURNING - {"less"}
+
+
+def _what_changes(words: list[str], index: int) -> set[str]:
+    """What the change word at `index` is said of, with the numbers beside it ("14%")."""
+    near = words[max(0, index - METRIC_REACH) : index + 1 + METRIC_REACH]
+    numbers = {w.rstrip("%×x") for w in near if w[:1].isdigit()}
+    return (_changed(words, index) - _MODALS) | numbers
+
+
+_MODALS = frozenset({"can", "could", "may", "might", "would", "will", "should", "must", "shall"})
+
+
+def _valued(base: str) -> bool:
+    """A word that says a gain or a loss itself ("faster", "worse"), not a way a quantity goes
+    ("higher", "reduced") whose sense depends on the quantity."""
+    return base in _GOOD or base in _BAD
+
+
 _THAN = frozenset({"than", "over", "versus", "vs", "vs.", "against"})
 _RATIO_WORD = re.compile(r"^[\d.,]+(?:x|×|%|-fold)?$", re.IGNORECASE)
 COMPARE_REACH = 8  # words from a comparative to its "than", and to the items it compares
@@ -1181,12 +1242,19 @@ _BREAK = "."  # stands between two clauses' words: what a change word is said of
 _ALTERNATIVE = re.compile(r"\s(?:or|while|whereas|but)\s", re.IGNORECASE)
 
 
+# "a lower-level language", "higher-order terms": a comparative written onto its noun
+_COMPARATIVE_COMPOUND = re.compile(
+    r"\b(higher|lower|larger|smaller|faster|slower|longer|shorter|better|worse)-(?=[a-z])",
+    re.IGNORECASE,
+)
+
+
 def _clause_words(text: str) -> list[str]:
     """The text's words, lowered, with the end of each clause kept as a break that the words
     around a change word do not reach past ("could be reduced ... or amortized over larger
     models": what is larger is not what is reduced)."""
     words: list[str] = []
-    for clause in split_clauses(_ALTERNATIVE.sub(", ", text)):
+    for clause in split_clauses(_ALTERNATIVE.sub(", ", _COMPARATIVE_COMPOUND.sub(r"\1 ", text))):
         found = [w.lower() for w in _words(clause)]
         if found:
             words.extend([*found, *[_BREAK] * METRIC_REACH])

@@ -551,3 +551,17 @@ def test_a_second_system_beaten_by_its_own_values_after_and_is_their_baseline() 
     # a second verb ends the comparison: what follows it names its own measure, no system
     other = propose("QuillAttn outperforms FlatKV by 1.5× and reduces latency by 2.1×.")
     assert [[b.text for b in p.baselines] for p in other] == [["FlatKV"], []]
+
+
+def test_a_score_change_told_without_a_unit_is_a_claim_and_a_count_of_points_is_not() -> None:
+    page = (
+        "QuillDecode reaches a 0.61 higher BLEU score at the same speed, and at 4K context it "
+        "achieves 0.7 better perplexity than the 1K baseline. Plain rounding drops 2.2 points. "
+        "We sampled 4 points of the sweep and ran each twice for the speedups of 1.5×."
+    )
+    found = find_candidates([(5, "evaluation", page)])
+    claims = [(c.value_text, c.metric) for f in found for c, _ in code_claims(f, page, {})]
+    assert ("0.61", "BLEU score") in claims
+    assert ("0.7", "perplexity") in claims
+    assert any(value == "2.2" for value, _ in claims)
+    assert not any(value == "4" for value, _ in claims)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from frontier.curate.spans import is_score_change
 from frontier.text import (
     LIST_BULLET,
     SentenceStarts,
@@ -27,7 +28,8 @@ _NUMBER_UNIT = re.compile(
 _CUE = any_word(
     r"speed ?ups?|faster|slower|improv\w*|reduc\w*|increas\w*|decreas\w*|outperform\w*|"
     r"achiev\w*|higher|lower|less|more|throughput|latency|memory|accuracy|perplexity|cost|"
-    r"compared|than|up to|while|gains?|boosts?|lift|over|relative to|versus|vs"
+    r"compared|than|up to|while|gains?|boosts?|lift|over|relative to|versus|vs|drops?|dropped|"
+    r"loses?|lost"
 )
 _TABLE_ROW = 6  # more numbers than this in one "sentence": a table row or a figure's axis labels
 _PREFERRED_SECTIONS = {"abstract": 3, "evaluation": 2, "introduction": 2, "conclusion": 1}
@@ -51,7 +53,14 @@ def _numbers_with_units(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]
     for match in _NUMBER_UNIT.finditer(sentence):
         values.append(fold_dashes(match.group("value").lstrip("$")).replace(" ", ""))
         units.append("$" if match.group("value").startswith("$") else match.group("unit"))
+    for match in _SCORE_NUMBER.finditer(sentence):
+        if is_score_change(sentence, match.start(), match.end()):
+            values.append(match.group())
+            units.append("")
     return tuple(dict.fromkeys(values)), tuple(dict.fromkeys(units))
+
+
+_SCORE_NUMBER = re.compile(r"(?<![\w.,-])\d+(?:\.\d+)?(?![\w.%×,])")
 
 
 def _score(sentence: str, section: str, n_values: int) -> float:

@@ -19,7 +19,7 @@ from frontier.model import Claim
 from frontier.text import NumberShape, any_word, find_numbers
 
 # part of every paper's claims key: a change in how code types claims redoes every paper
-TYPING_VERSION = "spans-45"
+TYPING_VERSION = "spans-47"
 NONE = "none"
 CODE = "code"
 CHOICES = 4  # spans offered to the model per field, code's best first

@@ -39,6 +39,31 @@ _VALUE = re.compile(
     rf"(?:\s*(?:[-–—−∼~]|to)\s*(?:up to\s*)?(?P<num2>{_NUM})\s?(?P<unit2>{_UNIT})?)?"
     rf"(?P<tail>\s+on average)?",
 )
+# a change of a score told without a unit: "0.7 better perplexity", "a 0.61 higher BLEU score",
+# "loses only 0.03 perplexity", "drops 2.2 points"
+SCORE_AFTER = re.compile(
+    r"\s*(?:(?:higher|lower|better|worse|more|less)\s+)?"
+    r"(?:BLEU|ROUGE(?:-\w+)?|perplexity|PPL|accuracy|F1|exact match|points?)(?![\w-])",
+    re.IGNORECASE,
+)
+_SCORE_CHANGED = re.compile(
+    r"\b(?:drops?|dropped|loses?|lost|gains?|gained|improves?|improved|degrades?|degraded|by)"
+    r"\s+(?:only\s+|about\s+|up to\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def is_score_change(sentence: str, start: int, end: int) -> bool:
+    """The number from `start` to `end` is a score told without a unit: a quality metric after
+    it ("0.7 better perplexity"), or "points" after a word of change ("drops 2.2 points")."""
+    after = SCORE_AFTER.match(sentence, end)
+    if not after:
+        return False
+    if not after.group().strip().lower().startswith("point"):
+        return True
+    return bool(_SCORE_CHANGED.search(sentence, 0, start))
+
+
 # a number inside a name (GPT-2, A100, LLaMA-2-70B, Mixtral 8×7B) or a citation is no claim
 _NAME_BEFORE = re.compile(r"[A-Za-z][\w.]*-?$")
 _PARAMS_AFTER = re.compile(r"^\s?(?:[BMK](?![a-z])|billion|million)")
@@ -57,7 +82,8 @@ _METRIC_HEAD = (
     r"(?:throughput|goodput|latenc(?:y|ies)|time[- ]to[- ]first[- ]token|TTFT|TPOT|TBT|"
     r"time per output token|time between tokens|speed[- ]?ups?|speed|memory(?: usage| footprint|"
     r" overhead| consumption| traffic)?|KV[- ]cache(?: size| memory| usage)?|perplexity|"
-    r"accuracy (?:loss(?:es)?|drops?|degradation)|accuracy|"
+    r"accuracy (?:loss(?:es)?|drops?|degradation)|accuracy|(?:BLEU|ROUGE(?:-\w+)?|F1) scores?|"
+    r"BLEU|ROUGE(?:-\w+)?|"
     r"cost|energy|power|bandwidth|utili[sz]ation|MFU|FLOPs|requests|request rate|SLOs?|"
     r"SLO attainment|capacity|batch size|context length|sequence length|hit rate|acceptance rate|"
     r"quantization error|error|area|efficiency|wall-clock time|runtime|execution time|"
@@ -610,7 +636,10 @@ def _values(sentence: str) -> list[tuple[Span, tuple[str, ...], str]]:
         unit = match.group("unit") or match.group("unit2") or ""
         if match.group("dollar"):
             unit = "$"
-        if not unit or _inside_name(sentence, match) or _multiplies(sentence, match, unit):
+        score = not unit and is_score_change(sentence, match.start("num"), match.end())
+        if (not unit and not score) or _inside_name(sentence, match):
+            continue
+        if unit and _multiplies(sentence, match, unit):
             continue
         numbers = tuple(n for n in (match.group("num"), match.group("num2")) if n)
         start = (

@@ -142,6 +142,41 @@ def flips_by_rule(items: list[dict], pages: dict[tuple[str, int], str]) -> tuple
     return flips, shown
 
 
+# a coined name: a capital or a digit after its first letter ("vLLM", "GPTQ", "A100")
+_COINED = re.compile(r"(?<![\w-])[A-Za-z][\w.-]*[A-Z0-9][\w.-]*(?![\w-])")
+
+
+def name_swapped(item: dict, source: str) -> str | None:
+    """The sentence with its first coined name replaced by another its source page names, the
+    way a model mixes up the names it reads; None without two such names."""
+    sentence = item["sentence"]
+    mine = [m for m in _COINED.finditer(sentence) if not m.group()[0].isdigit()]
+    others = sorted(
+        {n.rstrip(".") for n in _COINED.findall(source) if not n[0].isdigit()}
+        - {m.group() for m in mine}
+    )
+    if not mine or not others:
+        return None
+    first = mine[0]
+    other = next((o for o in others if o.lower() != first.group().lower()), None)
+    return None if other is None else f"{sentence[: first.start()]}{other}{sentence[first.end() :]}"
+
+
+def swaps_by_rule(items: list[dict], pages: dict[tuple[str, int], str]) -> tuple[int, int]:
+    """Of the faithful sentences the check keeps and that name something, how many with that
+    name swapped for another of the page it still shows: (swaps, shown)."""
+    swaps = shown = 0
+    for item in items:
+        if item["label"] != "faithful" or judged(item, pages):
+            continue
+        swapped = name_swapped(item, source_text(item, pages))
+        if swapped is None:
+            continue
+        swaps += 1
+        shown += not judged({**item, "sentence": swapped}, pages)
+    return swaps, shown
+
+
 def report(part: str, counts: dict[str, list[int]]) -> None:
     faithful = [v for k, v in counts.items() if k.startswith("faithful:")]
     unfaithful = [v for k, v in counts.items() if k.startswith("unfaithful:")]
@@ -173,6 +208,11 @@ def main() -> int:
             print(
                 f"  faithful sentences kept, turned round by rule: shown {shown} / {flips}"
                 f" {shown / max(flips, 1):6.1%} (apart from the totals above)"
+            )
+            swaps, shown = swaps_by_rule(items, {})
+            print(
+                f"  faithful sentences kept, a name swapped for another of the page: shown "
+                f"{shown} / {swaps} {shown / max(swaps, 1):6.1%} (apart from the totals above)"
             )
     return 0
 

@@ -344,7 +344,7 @@ class _SentenceCheck:
         windows = [window for n in numbers for window in self.windows(n)]
         if self.held(claim, windows):
             return True
-        clauses = [clause for clause in _CLAUSE.split(claim) if clause and clause.strip()]
+        clauses = _frames_joined([c for c in _CLAUSE.split(claim) if c and c.strip()])
         if len(clauses) > 1 and self._clauses_held_together(clauses, windows):
             wanted = _stems(claim)
             claims = [c for c in clauses if _stated_numbers(c) or not _is_short(c)]
@@ -533,6 +533,22 @@ class _SentenceCheck:
         if _is_short(sentence) or self.borne_out(claim, sorted(self.valid), together=True):
             return ""
         return "cites no source, and no sentences of the sources bear it out"
+
+
+def _frames_joined(clauses: list[str]) -> list[str]:
+    """The clauses with a short one that names something and states no number ("For QMoE")
+    joined to the clause after it: a frame says nothing of its own, so what it names must stand
+    where what it frames is held."""
+    joined: list[str] = []
+    frame = ""
+    for index, clause in enumerate(clauses):
+        clause = f"{frame}, {clause}" if frame else clause
+        last = index == len(clauses) - 1
+        is_frame = _names(clause) and not _stated_numbers(clause) and _is_short(clause)
+        frame = clause if is_frame and not last else ""
+        if not frame:
+            joined.append(clause)
+    return joined
 
 
 def _widening(window: _Window, windows: list[_Window]) -> list[_Window]:

@@ -576,3 +576,19 @@ def test_a_number_the_next_source_sentence_gives_is_borne_out_with_it() -> None:
     made_up = sentence.replace("bubble of 950 ms", "bubble of 750 ms")
     grounded = ground_answer(made_up, sources, "How long is the bubble?")
     assert grounded.dropped and "750" in grounded.dropped[0].reason
+
+
+def test_a_framing_clause_is_held_where_the_clause_it_frames_is() -> None:
+    page = (
+        "We use an LRU cache with an equal number k of cached experts per layer. "
+        "For Mixtral-8x7B, we use k=2 for 12GB GPUs and k=4 for 16GB ones. "
+        "We also tried the sub-bit quantization of QuillMoE, which worked on a smaller model."
+    )
+    sources = Bundle([Source(1, "2312.17238", "Offloading experts", "2023-12-28", (5,), page)])
+    question = "How many experts does the cache hold per layer?"
+    faithful = (
+        "For Mixtral-8x7B, the cache holds k=2 experts on 12GB GPUs and k=4 on 16GB GPUs [1]."
+    )
+    assert ground_answer(faithful, sources, question).dropped == []
+    moved = faithful.replace("Mixtral-8x7B", "QuillMoE")
+    assert ground_answer(moved, sources, question).dropped

@@ -1101,3 +1101,17 @@ def test_a_value_written_as_a_symbol_of_a_number_answers_when_a_sentence_names_i
 
     shown = best_answering(_ranked(question, sentences), question=question)
     assert shown[0].text == value
+
+
+def test_a_system_named_with_numbers_its_source_gives_of_another_is_moved() -> None:
+    source = (
+        "Our implementation takes around 4.5 hours on the largest model on an A100. "
+        "To control for model size, we compare it with QuillQuant at 4 bits."
+    )
+    given = "Quantizing the largest model takes around 4.5 hours on an A100."
+    assert fact_fault(given, source, "SpaceQ: near-lossless compression") == ""
+    moved = "Quantizing the largest model with QuillQuant takes around 4.5 hours on an A100."
+    assert "QuillQuant" in fact_fault(moved, source, "SpaceQ: near-lossless compression")
+    # the paper's own system, named by its title, may stand for "our implementation"
+    own = "Quantizing the largest model with SpaceQ takes around 4.5 hours on an A100."
+    assert fact_fault(own, source, "SpaceQ: near-lossless compression") == ""

@@ -1263,7 +1263,8 @@ def _name_off_its_numbers(body: str, window: str, given: str) -> str:
                 holding.append(sentences[index - 1])
     if not holding:
         return ""
-    for name in dict.fromkeys(_SYSTEM.findall(body)):
+    names: list[str] = list(dict.fromkeys(_SYSTEM.findall(body)))
+    for name in names:
         if name in _GENERIC_ACRONYMS or name.lower() in given.lower():
             continue
         if name.lower() in window.lower() and not any(name.lower() in s.lower() for s in holding):

@@ -1115,3 +1115,16 @@ def test_a_system_named_with_numbers_its_source_gives_of_another_is_moved() -> N
     # the paper's own system, named by its title, may stand for "our implementation"
     own = "Quantizing the largest model with SpaceQ takes around 4.5 hours on an A100."
     assert fact_fault(own, source, "SpaceQ: near-lossless compression") == ""
+
+
+def test_a_citations_year_or_a_list_items_number_is_no_answer_to_how_much() -> None:
+    from frontier.synthesize.answering import asked_kinds, lacks_asked_kind
+
+    question = "What acceptance rate does QuillSpec reach with a small draft model?"
+    assert asked_kinds(question) == ["quantity"]
+    assert asked_kinds("What limits throughput in QuillSpec?") == []
+    cited = "We use a suffix array (Manber and Myers, 1993) as Leviathan et al. (2023) did."
+    assert lacks_asked_kind(question, cited) == "a number"
+    listed = "We evaluate: 1) decoder-only models and 2) encoder-decoder models."
+    assert lacks_asked_kind(question, listed) == "a number"
+    assert lacks_asked_kind(question, "QuillSpec accepts 71% of drafted tokens.") == ""

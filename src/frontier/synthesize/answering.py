@@ -336,6 +336,9 @@ _ASKED: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
             # a metric right after "what" ("what accuracy does it lose"), not "what bounds the
             # throughput", which asks for a cause
             r"|\bwhat (?:(?:is|are|was|were) (?:the |its |their )?)?(?:[\w]+-[\w-]+ )?"
+            # one plain word before the metric ("what acceptance rate"), not a verb ("what
+            # limits throughput", which asks for a cause)
+            r"(?:(?![a-z]+s\b)[a-z]+ )?"
             r"(?:accuracy|perplexity|throughput|goodput|speed|score|error|rate|footprint"
             r"|utili[sz]ation|capacity)s?\b"
             r"|\bbeyond which\b"
@@ -455,7 +458,11 @@ def holds_kind(kind: str, sentence: str, given: frozenset[str] = frozenset()) ->
 # nothing
 _POINTER_NUMBER = re.compile(
     r"\b(?:Figures?|Fig\.|Tables?|Tab\.|Sections?|Sec\.|§|Questions?|Equations?|Eqs?\.|Appendix"
-    r"|Algorithm|Line|Step|Theorem|Lemma)\s*\(?\d+(?:\.\d+)*[a-z]?\)?",
+    r"|Algorithm|Line|Step|Theorem|Lemma)\s*\(?\d+(?:\.\d+)*[a-z]?\)?"
+    # a citation's year: "(Chelba et al., 2013)", "Leviathan et al. (2023)"
+    r"|\bet al\.?,?\s*\(?(?:19|20)\d\d[a-z]?\)?|\b[A-Z][a-z]+,?\s+\(?(?:19|20)\d\d[a-z]?\)"
+    # an item's number in a list run into the sentence: "1) GPT-like models …; and 2) …"
+    r"|(?:^|(?<=[\s:;]))\(?\d{1,2}\)(?=\s)",
 )
 # nor does a model's size ("65B", "6.7 B")
 _MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?\s?[BM]")

@@ -561,13 +561,18 @@ def test_the_clauses_of_a_sentence_come_from_one_place_of_its_source() -> None:
     assert not grounded.dropped and grounded.text == faithful
 
 
+def one_page(text: str) -> Bundle:
+    """A bundle of one source: a page of a paper."""
+    return Bundle([Source(1, "2401.00001", "A paper", "2024-01-01", (3,), text)])
+
+
 def test_a_number_the_next_source_sentence_gives_is_borne_out_with_it() -> None:
     page = (
         "On the 180B model, a single prompt of 4k tokens takes 1150 ms to execute compared to a "
         "decode-only iteration with batch size 32 which takes about 200 ms. Interleaving these "
         "iterations could result in a bubble of 950 ms. Chunked prefills avoid such bubbles."
     )
-    sources = Bundle([Source(1, "2403.02310", "Chunked prefills", "2024-03-04", (3,), page)])
+    sources = one_page(page)
     sentence = (
         "On the 180B model, one 4k-token prompt needs 1150 ms whereas a decode-only iteration "
         "at batch size 32 needs about 200 ms, so mixing the two can leave a bubble of 950 ms [1]."
@@ -584,8 +589,7 @@ def test_a_framing_clause_is_held_where_the_clause_it_frames_is() -> None:
         "For Mixtral-8x7B, we use k=2 for 12GB GPUs and k=4 for 16GB ones. "
         "We also tried the sub-bit quantization of QuillMoE, which worked on a smaller model."
     )
-    sources = Bundle([Source(1, "2312.17238", "Offloading experts", "2023-12-28", (5,), page)])
-    question = "How many experts does the cache hold per layer?"
+    sources, question = one_page(page), "How many experts does the cache hold per layer?"
     faithful = (
         "For Mixtral-8x7B, the cache holds k=2 experts on 12GB GPUs and k=4 on 16GB GPUs [1]."
     )

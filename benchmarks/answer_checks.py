@@ -15,6 +15,7 @@ import json
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from frontier.synthesize.bundle import Bundle, Source
@@ -82,21 +83,25 @@ def judged(item: dict, pages: dict[tuple[str, int], str]) -> str:
     return "no citation left" if grounded.quoted else ""
 
 
-def measure(items: list[dict], show: str = "") -> dict[str, list[int]]:
-    """Per kind: [sentences, kept]."""
-    pages: dict[tuple[str, int], str] = {}
+def measure(
+    items: list[dict], pages: dict[tuple[str, int], str], show: str = ""
+) -> tuple[dict[str, list[int]], list[dict]]:
+    """Per kind: [sentences, kept]; and the faithful sentences the check keeps."""
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    kept: list[dict] = []
     for item in items:
         reason = judged(item, pages)
         stays = not reason
         kind = f"{item['label']}:{item['kind']}"
         counts[kind][0] += 1
         counts[kind][1] += stays
+        if stays and item["label"] == "faithful":
+            kept.append(item)
         wrong = stays != (item["label"] == "faithful")
         if show and wrong and show in (kind, item["label"], item["kind"], "all"):
             verdict = "KEPT" if stays else f"CUT ({reason})"
             print(f"  {verdict} {item['id']} {kind}: {item['sentence']}", file=sys.stderr)
-    return counts
+    return counts, kept
 
 
 # direction words and their opposites: a faithful sentence with its first direction word turned
@@ -129,17 +134,24 @@ def turned_round(sentence: str) -> str | None:
     return f"{sentence[: found.start()]}{opposite}{sentence[found.end() :]}"
 
 
-def flips_by_rule(items: list[dict], pages: dict[tuple[str, int], str]) -> tuple[int, int]:
-    """Of the faithful sentences the check keeps and that hold a direction word, how many turned
-    round by rule it still shows: (flips, shown)."""
-    flips = shown = 0
-    for item in items:
-        turned = turned_round(item["sentence"]) if item["label"] == "faithful" else None
-        if turned is None or judged(item, pages):
-            continue
-        flips += 1
-        shown += not judged({**item, "sentence": turned}, pages)
-    return flips, shown
+def shown_by_rule(
+    kept: list[dict],
+    pages: dict[tuple[str, int], str],
+    rewrite: Callable[[dict, dict[tuple[str, int], str]], str | None],
+) -> tuple[int, int]:
+    """Of the faithful sentences the check keeps, those the rule rewrites into unfaithful ones,
+    and how many of the rewritten ones it still shows: (rewritten, shown)."""
+    rewritten = shown = 0
+    for item in kept:
+        sentence = rewrite(item, pages)
+        if sentence is not None:
+            rewritten += 1
+            shown += not judged({**item, "sentence": sentence}, pages)
+    return rewritten, shown
+
+
+def turned_item(item: dict, pages: dict[tuple[str, int], str]) -> str | None:
+    return turned_round(item["sentence"])
 
 
 # a coined name: a capital or a digit after its first letter ("vLLM", "GPTQ", "A100")
@@ -162,19 +174,14 @@ def name_swapped(item: dict, source: str) -> str | None:
     return None if other is None else f"{sentence[: first.start()]}{other}{sentence[first.end() :]}"
 
 
-def swaps_by_rule(items: list[dict], pages: dict[tuple[str, int], str]) -> tuple[int, int]:
-    """Of the faithful sentences the check keeps and that name something, how many with that
-    name swapped for another of the page it still shows: (swaps, shown)."""
-    swaps = shown = 0
-    for item in items:
-        if item["label"] != "faithful" or judged(item, pages):
-            continue
-        swapped = name_swapped(item, source_text(item, pages))
-        if swapped is None:
-            continue
-        swaps += 1
-        shown += not judged({**item, "sentence": swapped}, pages)
-    return swaps, shown
+def swapped_item(item: dict, pages: dict[tuple[str, int], str]) -> str | None:
+    return name_swapped(item, source_text(item, pages))
+
+
+RULES = [
+    ("turned round by rule", turned_item),
+    ("a name swapped for another of the page", swapped_item),
+]
 
 
 def report(part: str, counts: dict[str, list[int]]) -> None:
@@ -203,17 +210,15 @@ def main() -> int:
     for part in [args.part] if args.part else list(PARTS):
         items = load(part)
         if items:
-            report(part, measure(items, args.show))
-            flips, shown = flips_by_rule(items, {})
-            print(
-                f"  faithful sentences kept, turned round by rule: shown {shown} / {flips}"
-                f" {shown / max(flips, 1):6.1%} (apart from the totals above)"
-            )
-            swaps, shown = swaps_by_rule(items, {})
-            print(
-                f"  faithful sentences kept, a name swapped for another of the page: shown "
-                f"{shown} / {swaps} {shown / max(swaps, 1):6.1%} (apart from the totals above)"
-            )
+            pages: dict[tuple[str, int], str] = {}
+            counts, kept = measure(items, pages, args.show)
+            report(part, counts)
+            for name, rewrite in RULES:
+                rewritten, shown = shown_by_rule(kept, pages, rewrite)
+                print(
+                    f"  faithful sentences kept, {name}: shown {shown} / {rewritten}"
+                    f" {shown / max(rewritten, 1):6.1%} (apart from the totals above)"
+                )
     return 0
 
 

@@ -636,10 +636,12 @@ def _values(sentence: str) -> list[tuple[Span, tuple[str, ...], str]]:
         unit = match.group("unit") or match.group("unit2") or ""
         if match.group("dollar"):
             unit = "$"
-        score = not unit and is_score_change(sentence, match.start("num"), match.end())
-        if (not unit and not score) or _inside_name(sentence, match):
+        if unit:
+            if _multiplies(sentence, match, unit):
+                continue
+        elif not is_score_change(sentence, match.start("num"), match.end()):
             continue
-        if unit and _multiplies(sentence, match, unit):
+        if _inside_name(sentence, match):
             continue
         numbers = tuple(n for n in (match.group("num"), match.group("num2")) if n)
         start = (

@@ -1083,9 +1083,12 @@ def _sense_turned(body: str, window: str) -> bool:
     return False
 
 
+_NEGATING = _TURNING - {"less"}  # "less efficient" is a loss, not a denial
+
+
 def _turned(words: list[str], index: int) -> bool:
-    """The word right after a negation ("not", "no", "never"; "less efficient" is a loss)."""
-    return bool(index) and words[index - 1] in _TURNING - {"less"}
+    """The word right after a negation ("not", "no", "never")."""
+    return bool(index) and words[index - 1] in _NEGATING
 
 
 def _what_changes(words: list[str], index: int) -> set[str]:
@@ -1238,11 +1241,10 @@ def _attachments_swapped(body: str, window: str) -> bool:
 # a system's coined name, in mixed case ("vLLM", "SpQR", "DistServe"); an acronym ("LRU", "GPTQ")
 # is as often a technique a sentence beside it defines
 _SYSTEM = re.compile(r"(?<![\w-])(?=[\w-]*[a-z])[A-Za-z][a-z]*[A-Z][\w-]*(?![\w-])")
-_GENERIC_ACRONYMS = frozenset(
+# mixed-case words of the field that name no system
+_NOT_SYSTEMS = frozenset(
     {"GPUs", "CPUs", "LLMs", "APIs", "SLOs", "FLOPs", "NVLink", "PCIe", "MoE", "LoRA", "IDs"}
 )
-
-
 _PRONOUN_OPENING = re.compile(r"^\W*(?:it|its|this|they|their|these|the system)\b", re.IGNORECASE)
 
 
@@ -1265,7 +1267,7 @@ def _name_off_its_numbers(body: str, window: str, given: str) -> str:
         return ""
     names: list[str] = list(dict.fromkeys(_SYSTEM.findall(body)))
     for name in names:
-        if name in _GENERIC_ACRONYMS or name.lower() in given.lower():
+        if name in _NOT_SYSTEMS or name.lower() in given.lower():
             continue
         if name.lower() in window.lower() and not any(name.lower() in s.lower() for s in holding):
             return name

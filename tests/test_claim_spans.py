@@ -144,6 +144,12 @@ def _claim(sentence: str, page: int | None = 1, section: str = "abstract") -> li
     return [c for c, _ in code_claims(candidate, sentence, {})]
 
 
+def _page_claims(page: str, number: int = 4) -> list[Claim]:
+    """Every claim code types on a page of an evaluation section."""
+    found = find_candidates([(number, "evaluation", page)])
+    return [c for candidate in found for c, _ in code_claims(candidate, page, {})]
+
+
 def test_gate_empties_fields_that_are_not_in_the_quote() -> None:
     claim = _claim("QuillServe raises throughput by 3× over TurboServe.")[0]
     assert claim.verified and claim.metric == "throughput" and claim.baseline == "TurboServe"
@@ -375,9 +381,7 @@ def test_a_gain_or_boost_over_a_baseline_is_a_claim_sentence() -> None:
         "1.98x over baseline and 1.36x again over standard speculative sampling. "
         "(The performance gain on the shown prompt is approximately 2.5x over baseline.)"
     )
-    found = find_candidates([(4, "evaluation", page)])
-    claims = [c for candidate in found for c, _ in code_claims(candidate, page, {})]
-    assert sorted((c.value_text, c.baseline) for c in claims) == [
+    assert sorted((c.value_text, c.baseline) for c in _page_claims(page)) == [
         ("1.36x", "standard speculative sampling"),
         ("1.98x", "baseline"),
         ("approximately 2.5x", "baseline"),
@@ -559,8 +563,7 @@ def test_a_score_change_told_without_a_unit_is_a_claim_and_a_count_of_points_is_
         "achieves 0.7 better perplexity than the 1K baseline. Plain rounding drops 2.2 points. "
         "We sampled 4 points of the sweep and ran each twice for the speedups of 1.5×."
     )
-    found = find_candidates([(5, "evaluation", page)])
-    claims = [(c.value_text, c.metric) for f in found for c, _ in code_claims(f, page, {})]
+    claims = [(c.value_text, c.metric) for c in _page_claims(page)]
     assert ("0.61", "BLEU score") in claims
     assert ("0.7", "perplexity") in claims
     assert any(value == "2.2" for value, _ in claims)

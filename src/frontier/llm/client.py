@@ -12,10 +12,9 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 import httpx
-import openai
 from pydantic import BaseModel, ValidationError
 
 from frontier.config import LLMSettings
@@ -32,6 +31,11 @@ from frontier.llm.ledger import cache_get, cache_key, cache_put, record_call
 from frontier.llm.records import ChatResult, LLMFailure, Structured, Usage
 from frontier.llm.router import Endpoint, shared_router
 from frontier.llm.streaming import StreamedReply, read_usage
+
+if TYPE_CHECKING:
+    # imported where a request is made: the package takes about half a second to import, which
+    # every command that calls no model (status, search, the web pages) would pay otherwise
+    import openai
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -120,6 +124,8 @@ class LLM:
         self._clients.clear()
 
     async def _client(self, endpoint: Endpoint) -> openai.AsyncOpenAI:
+        import openai
+
         url = endpoint.url
         if self.embedded is not None:
             # started from the main thread on purpose: the server dies with the thread that forked it
@@ -200,6 +206,8 @@ class LLM:
     ) -> AsyncIterator[str | ChatResult]:
         """`chat` streamed: the answer's text as the model writes it, then the ChatResult,
         recorded and cached as `chat` records and caches it. A cached answer comes at once."""
+        import openai
+
         call, hit = await self._prepare(
             messages, None, purpose, prompt_version, self._sampling(sampling)
         )
@@ -340,6 +348,8 @@ class LLM:
     ) -> tuple[R, int]:
         """The request with retries and routing; `read` turns the response into what is
         returned (a failure to read it is retried like a failed request)."""
+        import openai
+
         kind, last = "error", "no attempt made"
         for attempt in range(self.settings.max_retries + 1):
             endpoint = self.router.pick()

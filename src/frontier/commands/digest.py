@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from frontier.errors import KBError, OptionsError
+from frontier.render import render_vault
 from frontier.render.digest import Digest, Period, build_digest, digest_data
 from frontier.render.digest_page import digest_page, digest_path, stored_intro, stored_title
 from frontier.render.vault import write_if_changed
@@ -127,3 +128,14 @@ def digest(
     if since is None and runs is None and topic is None:
         return write_digest(ws)
     return view_digest(ws, _since_date(since) if since else None, runs, topic)
+
+
+def render_workspace(ws: Workspace) -> dict[str, int]:
+    """The vault, and the feed of its digests once there are any."""
+    with contextlib.closing(ws.connect()) as conn:
+        counts = render_vault(conn, ws.settings, ws.kb_dir)
+        if write_feed(ws, conn):
+            counts["written"] += 1
+        elif (ws.kb_dir / FEED_FILE).exists():
+            counts["unchanged"] += 1
+    return counts

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from frontier.commands.pipeline import render_workspace
+from frontier.commands.digest import render_workspace
 from frontier.config import Settings
 from frontier.errors import KBError
 from frontier.store import status as item_status

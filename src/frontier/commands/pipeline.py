@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,29 +12,17 @@ from typing import Any
 from rich.console import Console
 
 from frontier.commands.curate import curate_workspace
-from frontier.commands.digest import FEED_FILE, write_digest, write_feed
+from frontier.commands.digest import render_workspace, write_digest
 from frontier.commands.intake import ingest_run, status_data
 from frontier.curate.run import timed
 from frontier.intake.discover import plan_discovery
 from frontier.intake.expand import expand_paths, read_options
 from frontier.intake.report import EXIT_FAILED, EXIT_OK, Report
-from frontier.render import render_vault
 from frontier.workspace import Workspace, init_workspace, open_workspace
 
 SAMPLE_CORPUS = "sample_papers.jsonl"
 # what `update` tells `on_step` after each step: (step name, its result)
 StepCallback = Callable[[str, Any], None]
-
-
-def render_workspace(ws: Workspace) -> dict[str, int]:
-    """The vault, and the feed of its digests once there are any."""
-    with contextlib.closing(ws.connect()) as conn:
-        counts = render_vault(conn, ws.settings, ws.kb_dir)
-        if write_feed(ws, conn):
-            counts["written"] += 1
-        elif (ws.kb_dir / FEED_FILE).exists():
-            counts["unchanged"] += 1
-    return counts
 
 
 @dataclass

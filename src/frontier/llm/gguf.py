@@ -59,6 +59,16 @@ def _string(handle: BinaryIO) -> str:
     return handle.read(length).decode("utf-8", errors="replace")
 
 
+def _skip_strings(handle: BinaryIO, count: int) -> None:
+    """Pass over `count` strings without decoding them (a vocabulary holds some 50,000)."""
+    length = struct.Struct("<Q")
+    for _ in range(count):
+        data = handle.read(8)
+        if len(data) != 8:
+            raise GGUFError("file ends inside its header")
+        handle.seek(length.unpack(data)[0], 1)
+
+
 def _value(handle: BinaryIO, kind: int, keep: bool) -> object:
     if kind in _SCALARS:
         return _read(handle, _SCALARS[kind])
@@ -69,6 +79,9 @@ def _value(handle: BinaryIO, kind: int, keep: bool) -> object:
         count = _integer(handle, "<Q")
         if item_kind in _SCALARS and not keep:
             handle.seek(struct.calcsize(_SCALARS[item_kind]) * count, 1)
+            return None
+        if item_kind == _STRING and not keep:
+            _skip_strings(handle, count)
             return None
         return [_value(handle, item_kind, keep) for _ in range(count)]
     raise GGUFError(f"unknown metadata value type {kind}")

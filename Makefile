@@ -36,7 +36,8 @@ test: $(STAMP) browser
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/ruff format --check src tests benchmarks scripts
 	$(BIN)/python -m mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadfile -m "not alone"
+	$(BIN)/pytest -m alone
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts

@@ -36,7 +36,9 @@ from web_kb import free_port
 from frontier.process.children import start_reaper
 
 pytest.importorskip("ray")
-pytestmark = pytest.mark.slow
+# Ray's own processes are told apart from other tests' only by their command lines, and a
+# cluster shares the machine's ports and cores with whatever runs beside it: these run alone
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 RAY = str(Path(sys.executable).parent / "ray")
 WAIT_S = 240

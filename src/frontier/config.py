@@ -118,8 +118,10 @@ class CurateSettings(_Section):
         le=1,
         description="Similarity (+0.1) to an open gap that takes a paper outside the intake window",
     )
+    # the model's choices past a paper's two likeliest headlines changed no labelled metric or
+    # baseline (BENCHMARKS.md, "Cold curation"), and each costs a call
     max_claims_per_paper: int = Field(
-        default=4,
+        default=2,
         ge=0,
         le=50,
         description="Claims a paper for which the LLM chooses among code's spans "

@@ -42,7 +42,7 @@ class CurationContext:
     counts: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # one line each for the run summary
     seconds: dict[str, float] = field(default_factory=dict)  # wall time of each step
-    # set when the run ends early (Ctrl-C, an error): a step running alongside stops soon after
+    # set when the run ends early (Ctrl-C, an error): a step running in a thread stops soon after
     stopping: threading.Event = field(default_factory=threading.Event)
 
     def bump(self, key: str, by: int = 1) -> None:

@@ -1,6 +1,6 @@
-"""`frontier curate`: every step of STEPS in order (triage, chunk vectors, claims, relations,
-firsts and coverage, entries), each incremental; a step marked alongside runs in a thread beside
-the steps after it."""
+"""`frontier curate`: every step of STEPS in order (triage, claims, relations, firsts and
+coverage, entries, chunk vectors), each incremental; a step marked in_thread runs in a thread of
+its own, awaited, so that a Ctrl-C is heard while it works."""
 
 from __future__ import annotations
 
@@ -54,15 +54,13 @@ async def curate(
             console=console,
             embedder=embedder,
         )
-        beside: list[asyncio.Task[None]] = []
         try:
             for step in STEPS:
-                if step.alongside and database_file(conn):
-                    beside.append(asyncio.create_task(_alongside(ctx, step, papers)))
-                else:
-                    with timed(ctx.seconds, step.name):
+                with timed(ctx.seconds, step.name):
+                    if step.in_thread and database_file(conn):
+                        await _in_thread(ctx, step, papers)
+                    else:
                         await step.run(ctx, papers)
-            await asyncio.gather(*beside)
         finally:
             ctx.stopping.set()
     ctx.counts["llm calls"] = store.fresh_llm_calls(conn, run_id)
@@ -79,16 +77,15 @@ def timed(seconds: dict[str, float], name: str) -> Iterator[None]:
         seconds[name] = round(time.perf_counter() - started, 1)
 
 
-async def _alongside(ctx: CurationContext, step: Step, papers: list[Paper]) -> None:
-    """Run a step in a thread with its own connection and a one-thread embedder, so the model
-    server and the steps after it keep the other cores."""
+async def _in_thread(ctx: CurationContext, step: Step, papers: list[Paper]) -> None:
+    """Run a step in a thread with its own connection: its work holds the CPU for long
+    stretches, and the event loop stays free to hear a Ctrl-C (the step stops at
+    `ctx.stopping`)."""
 
     path = Path(database_file(ctx.conn))
 
     def work() -> None:
         with contextlib.closing(connect(path)) as conn:
-            own = dataclasses.replace(ctx, conn=conn, embedder=load_embedder(threads=1))
-            with timed(own.seconds, step.name):
-                asyncio.run(step.run(own, papers))
+            asyncio.run(step.run(dataclasses.replace(ctx, conn=conn), papers))
 
     await asyncio.to_thread(work)

@@ -17,16 +17,18 @@ from frontier.model import Paper
 class Step:
     name: str
     run: Callable[[CurationContext, list[Paper]], Coroutine[Any, Any, None]]
-    # no later step reads what it writes: it runs in a thread of its own (own connection, own
-    # single-threaded embedder) beside the steps after it, and curate waits for it at the end
-    alongside: bool = False
+    # CPU work of its own for long stretches: it runs in a thread (own connection), awaited
+    in_thread: bool = False
 
 
 STEPS = [
     Step("triage", triage.run),
-    Step("chunk vectors", vectors.run, alongside=True),
     Step("claims", claims.run),
     Step("relations", relations.run),
     Step("firsts and coverage", firsts.run),
     Step("entries", entries.run),
+    # last, with every core, after the model's steps: no step reads its vectors, and beside
+    # them its thread held the interpreter so long that the model's replies waited (a cold
+    # curate of the 38 shared PDFs took 263 s beside, 184 s after; BENCHMARKS.md)
+    Step("chunk vectors", vectors.run, in_thread=True),
 ]

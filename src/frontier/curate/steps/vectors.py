@@ -1,6 +1,6 @@
 """Chunk vectors step: the chunks of papers in the field embedded for dense search, and both
-search indexes brought up to date. No later step reads them, so it runs alongside those steps
-(see Step.alongside): the embedding keeps one core while the model works on the other."""
+search indexes brought up to date. No step reads them, so it runs last, in a thread of its own
+(see Step.in_thread)."""
 
 from __future__ import annotations
 

@@ -31,6 +31,8 @@ _CUE = any_word(
     r"compared|than|up to|while|gains?|boosts?|lift|over|relative to|versus|vs|drops?|dropped|"
     r"loses?|lost"
 )
+# a bare number, for a score change told without a unit ("0.7 better perplexity")
+_SCORE_NUMBER = re.compile(r"(?<![\w.,-])\d+(?:\.\d+)?(?![\w.%×,])")
 _TABLE_ROW = 6  # more numbers than this in one "sentence": a table row or a figure's axis labels
 _PREFERRED_SECTIONS = {"abstract": 3, "evaluation": 2, "introduction": 2, "conclusion": 1}
 
@@ -58,9 +60,6 @@ def _numbers_with_units(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]
             values.append(match.group())
             units.append("")
     return tuple(dict.fromkeys(values)), tuple(dict.fromkeys(units))
-
-
-_SCORE_NUMBER = re.compile(r"(?<![\w.,-])\d+(?:\.\d+)?(?![\w.%×,])")
 
 
 def _score(sentence: str, section: str, n_values: int) -> float:

@@ -61,12 +61,8 @@ def _string(handle: BinaryIO) -> str:
 
 def _skip_strings(handle: BinaryIO, count: int) -> None:
     """Pass over `count` strings without decoding them (a vocabulary holds some 50,000)."""
-    length = struct.Struct("<Q")
     for _ in range(count):
-        data = handle.read(8)
-        if len(data) != 8:
-            raise GGUFError("file ends inside its header")
-        handle.seek(length.unpack(data)[0], 1)
+        handle.seek(_integer(handle, "<Q"), 1)
 
 
 def _value(handle: BinaryIO, kind: int, keep: bool) -> object:

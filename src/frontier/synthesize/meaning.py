@@ -1260,16 +1260,18 @@ def _name_off_its_numbers(body: str, window: str, given: str) -> str:
     holding = []
     for index, sentence in enumerate(sentences):
         if values & {fact.value for fact in facts_in(sentence, in_names=True)}:
-            holding.append(sentence)
+            holding.append(sentence.lower())
             if index and _PRONOUN_OPENING.match(sentence):  # "It serves 7.4 times more …"
-                holding.append(sentences[index - 1])
+                holding.append(sentences[index - 1].lower())
     if not holding:
         return ""
+    given, window = given.lower(), window.lower()
     names: list[str] = list(dict.fromkeys(_SYSTEM.findall(body)))
     for name in names:
-        if name in _NOT_SYSTEMS or name.lower() in given.lower():
+        low = name.lower()
+        if name in _NOT_SYSTEMS or low in given:
             continue
-        if name.lower() in window.lower() and not any(name.lower() in s.lower() for s in holding):
+        if low in window and not any(low in held for held in holding):
             return name
     return ""
 
